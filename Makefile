@@ -1,0 +1,19 @@
+# Shortcuts for the scripts; each one installs what it needs with apt.
+.PHONY: run shell check kernel bench-kernel tree export-series clean
+
+run:            ## build the patched kernel, boot it, spawn a process through the builder
+	demo/run
+shell:          ## same kernel, interactive shell in the VM
+	demo/run --shell
+check:          ## build everything, run every suite in the VM, print the totals
+	tests/check
+kernel:         ## build the test kernel only
+	workspace/build-kernel test
+bench-kernel:   ## build the benchmark kernel (no debugging)
+	workspace/build-kernel bench
+tree:           ## extract the source and apply the series (build/linux)
+	workspace/prepare-tree
+export-series:  ## write build/linux's commits back into series/
+	workspace/export-series
+clean:          ## remove build/ (kernel tree, outputs, VM logs)
+	rm -rf build
