@@ -1,0 +1,277 @@
+/*
+ * The spawn methods.  Every method gives the child the same fds 0-2 and, when the
+ * parent has extra inheritable fds (job->close_fds), closes 3..~0U in the child the way
+ * that method can: close_range() in a fork/vfork/clone3 child, a closefrom file action
+ * for glibc, a CLOSE_RANGE action for the builder.
+ */
+#define _GNU_SOURCE
+#include "methods.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "pidfd_spawn_abi.h"
+
+#ifdef HAVE_PIDFDSPAWN
+#include <pidfdspawn.h>
+#endif
+
+#define CLONE3_STACK_SIZE (64 * 1024)
+
+static posix_spawn_file_actions_t closefrom_actions;
+static void *clone3_stack;
+
+int methods_init(const struct spawn_job *job)
+{
+	int err;
+
+	(void)job;
+	err = posix_spawn_file_actions_init(&closefrom_actions);
+	if (!err)
+		err = posix_spawn_file_actions_addclosefrom_np(&closefrom_actions, 3);
+	if (err)
+		return -err;
+	clone3_stack = mmap(NULL, CLONE3_STACK_SIZE, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	return clone3_stack == MAP_FAILED ? -errno : 0;
+}
+
+/* What runs in a fork, vfork or clone3 child: only system calls. */
+static int exec_child(const struct spawn_job *job)
+{
+	if (job->close_fds && syscall(SYS_close_range, 3U, ~0U, 0U) != 0)
+		return 126;
+	execve(job->path, job->argv, job->envp);
+	return 127;
+}
+
+/* ---- fork + execve */
+static int spawn_fork(const struct spawn_job *job, struct spawned *out)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0)
+		_exit(exec_child(job));
+	out->pid = pid;
+	return 0;
+}
+
+/* ---- vfork + execve */
+static int spawn_vfork(const struct spawn_job *job, struct spawned *out)
+{
+	pid_t pid = vfork();
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0)
+		_exit(exec_child(job));
+	out->pid = pid;
+	return 0;
+}
+
+/* ---- glibc posix_spawn (clone3 CLONE_VM|CLONE_VFORK on its own stack, in glibc) */
+static int spawn_posix_spawn(const struct spawn_job *job, struct spawned *out)
+{
+	int err = posix_spawn(&out->pid, job->path, job->close_fds ? &closefrom_actions : NULL,
+			      NULL, job->argv, job->envp);
+	return -err;
+}
+
+/* ---- clone3(CLONE_VM|CLONE_VFORK|CLONE_PIDFD) + execve */
+static int clone3_child(void *arg)
+{
+	return exec_child(arg);
+}
+
+/*
+ * clone3 with a new stack: the child comes back from the system call on that stack and
+ * must not return into the parent's frames, so it calls fn(arg) from here and exits with
+ * its result.  fn and arg travel in callee-saved registers, which the child inherits.
+ */
+static long clone3_run(struct clone_args *args, int (*fn)(void *), void *arg)
+{
+	register long fn_reg asm("r12") = (long)fn;
+	register long arg_reg asm("r13") = (long)arg;
+	long ret;
+
+	asm volatile("syscall\n\t"
+		     "test %%rax, %%rax\n\t"
+		     "jnz 1f\n\t"
+		     "xor %%ebp, %%ebp\n\t"
+		     "mov %%r13, %%rdi\n\t"
+		     "call *%%r12\n\t"
+		     "mov %%eax, %%edi\n\t"
+		     "mov %[exit_nr], %%eax\n\t"
+		     "syscall\n\t"
+		     "hlt\n"
+		     "1:\n\t"
+		     : "=a"(ret)
+		     : "0"((long)SYS_clone3), "D"(args), "S"(sizeof(*args)), "r"(fn_reg),
+		       "r"(arg_reg), [exit_nr] "i"(SYS_exit)
+		     : "rcx", "r11", "rdx", "memory");
+	return ret;
+}
+
+static int spawn_clone3(const struct spawn_job *job, struct spawned *out)
+{
+	int pidfd = -1;
+	struct clone_args args = {
+		.flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD,
+		.pidfd = (uintptr_t)&pidfd,
+		.exit_signal = SIGCHLD,
+		.stack = (uintptr_t)clone3_stack,
+		.stack_size = CLONE3_STACK_SIZE,
+	};
+	long pid = clone3_run(&args, clone3_child, (void *)job);
+
+	if (pid < 0)
+		return (int)pid;
+	out->pid = (pid_t)pid;
+	out->fd = pidfd;
+	return 0;
+}
+
+/* ---- raw pidfd_open(0, PIDFD_EMPTY) + pidfd_spawn_run() */
+static const struct pidfd_spawn_action close_all_action = {
+	.type = PIDFD_SPAWN_ACTION_CLOSE_RANGE,
+	.fd = 3,
+	.newfd = ~0U,
+};
+
+static int spawn_builder(const struct spawn_job *job, struct spawned *out)
+{
+	struct pidfd_spawn_run_args args = {
+		.path = (uintptr_t)job->path,
+		.argv = (uintptr_t)job->argv,
+		.envp = (uintptr_t)job->envp,
+	};
+	int fd = (int)syscall(SYS_pidfd_open, 0, PIDFD_EMPTY);
+	long pid;
+
+	if (fd < 0)
+		return -errno;
+	if (job->close_fds) {
+		args.nr_actions = 1;
+		args.actions = (uintptr_t)&close_all_action;
+		args.action_size = sizeof(close_all_action);
+	}
+	pid = syscall(SYS_pidfd_spawn_run, fd, &args, sizeof(args));
+	if (pid < 0) {
+		int err = errno;
+
+		/* After a setup/exec failure the fd is a pidfd of a child that exited 127. */
+		close(fd);
+		return -err;
+	}
+	out->pid = (pid_t)pid;
+	out->fd = fd;
+	return 0;
+}
+
+static const char *builder_unavailable(const struct spawn_job *job)
+{
+	int fd = (int)syscall(SYS_pidfd_open, 0, PIDFD_EMPTY);
+
+	(void)job;
+	if (fd < 0)
+		return "kernel has no spawn builder (pidfd_open(0, PIDFD_EMPTY) fails)";
+	close(fd);
+	return NULL;
+}
+
+/* ---- the floor: a helper started earlier only execs; no process is created in time */
+static pid_t floor_pid = -1;
+static int floor_go_fd = -1;
+
+static int wait_ready_byte(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	char ready;
+
+	if (poll(&pfd, 1, 60 * 1000) != 1)
+		return -ETIMEDOUT;
+	if (read(fd, &ready, 1) != 1)
+		return -EIO;
+	return ready == 'R' ? 0 : -EPROTO;
+}
+
+static int floor_prepare(const struct spawn_job *job)
+{
+	posix_spawn_file_actions_t actions;
+	char *argv[] = { (char *)job->helper, (char *)job->path, NULL };
+	int go[2], err;
+
+	if (pipe2(go, O_CLOEXEC) != 0)
+		return -errno;
+	err = posix_spawn_file_actions_init(&actions);
+	if (!err)
+		err = posix_spawn_file_actions_adddup2(&actions, go[0], 0);
+	if (!err)
+		err = posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+	if (!err)
+		err = posix_spawn(&floor_pid, job->helper, &actions, NULL, argv, job->envp);
+	posix_spawn_file_actions_destroy(&actions);
+	close(go[0]);
+	if (err) {
+		close(go[1]);
+		return -err;
+	}
+	floor_go_fd = go[1];
+	/* The helper says "ready" through the timestamp pipe. */
+	return wait_ready_byte(job->ts_read_fd);
+}
+
+static int spawn_floor(const struct spawn_job *job, struct spawned *out)
+{
+	(void)job;
+	if (write(floor_go_fd, "g", 1) != 1)
+		return -errno;
+	out->pid = floor_pid;
+	out->fd = floor_go_fd;
+	floor_pid = floor_go_fd = -1;
+	return 0;
+}
+
+/* ---- our library's posix_spawn, once per backend */
+#ifdef HAVE_PIDFDSPAWN
+#include "lib_methods.inc"
+#else
+static const char *library_unavailable(const struct spawn_job *job)
+{
+	(void)job;
+	return "libpidfdspawn was not built into this benchmark";
+}
+#define spawn_lib_builder NULL
+#define spawn_lib_fallback NULL
+#define lib_builder_unavailable library_unavailable
+#define lib_fallback_unavailable library_unavailable
+#endif
+
+const struct method methods[] = {
+	{ "fork", "fork() + close_range() + execve()", NULL, NULL, 0, spawn_fork },
+	{ "vfork", "vfork() + close_range() + execve()", NULL, NULL, 0, spawn_vfork },
+	{ "posix_spawn", "glibc posix_spawn() (+ addclosefrom_np)", NULL, NULL, 0, spawn_posix_spawn },
+	{ "clone3", "clone3(CLONE_VM|CLONE_VFORK|CLONE_PIDFD) + close_range() + execve()", NULL,
+	  NULL, 0, spawn_clone3 },
+	{ "pidfd_spawn_run", "pidfd_open(0, PIDFD_EMPTY) + pidfd_spawn_run() (+ CLOSE_RANGE action)",
+	  builder_unavailable, NULL, 0, spawn_builder },
+	{ "lib-builder", "libpidfdspawn posix_spawn(), builder backend", lib_builder_unavailable,
+	  NULL, 0, spawn_lib_builder },
+	{ "lib-fallback", "libpidfdspawn posix_spawn(), fallback backend",
+	  lib_fallback_unavailable, NULL, 0, spawn_lib_fallback },
+	{ "floor", "pre-started helper, clock started by it: exec + exit + wait, no process creation", NULL,
+	  floor_prepare, 1, spawn_floor },
+};
+const unsigned int nr_methods = sizeof(methods) / sizeof(methods[0]);

@@ -1,0 +1,502 @@
+/*
+ * spawnbench: how long each spawn method takes, in the spirit of Josh Triplett's
+ * spawnbench.  For every sample the parent reads CLOCK_MONOTONIC_RAW just before the
+ * spawn call; the tiny static child writes its own reading as its first action, and the
+ * parent reads the clock again once the child is reaped.  That gives two measures:
+ *   latency    spawn call -> the child's first instruction
+ *   roundtrip  spawn call -> exit -> reaped by waitpid()
+ * Methods run interleaved (each round runs every method once, starting one further along
+ * each time).  The parent is shaped first: extra inheritable fds, touched anonymous
+ * memory, idle threads.  Output is a tab-separated table on stdout (see usage()).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <gnu/libc-version.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "methods.h"
+
+#define BASELINE "posix_spawn"
+
+struct options {
+	const char *parent;	/* label for the table */
+	const char *child;
+	const char *helper;
+	const char *accel;
+	const char *only;	/* comma-separated method names, or NULL for all */
+	long fds, rss_mib, threads, rounds, warmup;
+};
+
+struct samples {
+	int64_t *latency_ns;
+	int64_t *roundtrip_ns;
+	long n;
+	const char *skip_reason;	/* set when the method is not available here */
+	int selected;
+};
+
+static void usage(FILE *to)
+{
+	fprintf(to,
+		"usage: spawnbench [options]\n"
+		"  --parent NAME    label of this parent shape (default: small)\n"
+		"  --fds N          open N extra inheritable fds; children keep only 0-2\n"
+		"  --rss MIB        map and touch MIB MiB of anonymous memory (4 KiB pages)\n"
+		"  --threads N      start N idle threads first\n"
+		"  --rounds N       measured rounds, every method once per round (default 200)\n"
+		"  --warmup N       unmeasured rounds before those (default 20)\n"
+		"  --methods A,B    run only these methods (default: all)\n"
+		"  --child PATH     timestamp child (default: bench-child beside this program)\n"
+		"  --helper PATH    floor helper (default: bench-helper beside this program)\n"
+		"  --accel NAME     accelerator to print with the environment (default: unknown)\n"
+		"  --list           print the methods and exit\n"
+		"Output: '#' lines describe the environment and parent, then one row per\n"
+		"method and measure: parent fds rss_mib threads method measure n median_us\n"
+		"p10_us p90_us ratio note (ratio = median / " BASELINE "'s median; 'n/a' when the\n"
+		"method cannot run here, with the reason as the note).\n");
+}
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "spawnbench: %s: %s\n", what, strerror(err));
+	exit(1);
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static long parse_count(const char *opt, const char *text)
+{
+	char *end;
+	long value;
+
+	errno = 0;
+	value = strtol(text, &end, 10);
+	if (errno || end == text || *end || value < 0) {
+		fprintf(stderr, "spawnbench: %s needs a count >= 0, not '%s'\n", opt, text);
+		exit(2);
+	}
+	return value;
+}
+
+/* A file beside this program, for the default child and helper. */
+static char *beside_self(const char *name)
+{
+	static char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash, *path;
+
+	if (n < 0)
+		die("readlink /proc/self/exe", errno);
+	self[n] = 0;
+	slash = strrchr(self, '/');
+	if (slash)
+		*slash = 0;
+	if (asprintf(&path, "%s/%s", self, name) < 0)
+		die("asprintf", ENOMEM);
+	return path;
+}
+
+static void parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "parent", required_argument, NULL, 'p' }, { "fds", required_argument, NULL, 'f' },
+		{ "rss", required_argument, NULL, 'm' },    { "threads", required_argument, NULL, 't' },
+		{ "rounds", required_argument, NULL, 'r' }, { "warmup", required_argument, NULL, 'w' },
+		{ "methods", required_argument, NULL, 'M' }, { "child", required_argument, NULL, 'c' },
+		{ "helper", required_argument, NULL, 'H' }, { "accel", required_argument, NULL, 'a' },
+		{ "list", no_argument, NULL, 'l' },	    { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	*o = (struct options){ .parent = "small", .accel = "unknown", .rounds = 200, .warmup = 20 };
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p': o->parent = optarg; break;
+		case 'f': o->fds = parse_count("--fds", optarg); break;
+		case 'm': o->rss_mib = parse_count("--rss", optarg); break;
+		case 't': o->threads = parse_count("--threads", optarg); break;
+		case 'r': o->rounds = parse_count("--rounds", optarg); break;
+		case 'w': o->warmup = parse_count("--warmup", optarg); break;
+		case 'M': o->only = optarg; break;
+		case 'c': o->child = optarg; break;
+		case 'H': o->helper = optarg; break;
+		case 'a': o->accel = optarg; break;
+		case 'l':
+			for (unsigned int i = 0; i < nr_methods; i++)
+				printf("%s\t%s\n", methods[i].name, methods[i].what);
+			exit(0);
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); exit(2);
+		}
+	}
+	if (optind != argc || o->rounds == 0) {
+		usage(stderr);
+		exit(2);
+	}
+	if (!o->child)
+		o->child = beside_self("bench-child");
+	if (!o->helper)
+		o->helper = beside_self("bench-helper");
+}
+
+static int name_in_list(const char *name, const char *list)
+{
+	size_t len = strlen(name);
+
+	for (const char *p = list; p && *p;) {
+		const char *comma = strchrnul(p, ',');
+
+		if ((size_t)(comma - p) == len && !strncmp(p, name, len))
+			return 1;
+		p = *comma ? comma + 1 : comma;
+	}
+	return 0;
+}
+
+static void check_method_names(const char *list)
+{
+	char *copy = strdup(list), *save = NULL;
+
+	for (char *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		unsigned int i;
+
+		for (i = 0; i < nr_methods && strcmp(methods[i].name, name); i++)
+			;
+		if (i == nr_methods) {
+			fprintf(stderr, "spawnbench: unknown method '%s' (see --list)\n", name);
+			exit(2);
+		}
+	}
+	free(copy);
+}
+
+/* ---- shaping the parent */
+
+static void raise_fd_limit(long fds)
+{
+	struct rlimit lim;
+	rlim_t want = (rlim_t)fds + 256;
+
+	if (getrlimit(RLIMIT_NOFILE, &lim) != 0)
+		die("getrlimit", errno);
+	if (lim.rlim_cur >= want)
+		return;
+	lim.rlim_cur = want;
+	if (lim.rlim_max < want)
+		lim.rlim_max = want;
+	if (setrlimit(RLIMIT_NOFILE, &lim) != 0)
+		die("raising RLIMIT_NOFILE for --fds (needs root or a higher hard limit)", errno);
+}
+
+/* Open distinct inheritable files, as a real process with many fds has. */
+static void open_inheritable_fds(long count)
+{
+	raise_fd_limit(count);
+	for (long i = 0; i < count; i++)
+		if (open("/dev/null", O_RDONLY) < 0)
+			die("opening the extra fds", errno);
+}
+
+static void touch_memory(long mib)
+{
+	size_t size = (size_t)mib << 20;
+	char *mem;
+
+	if (!size)
+		return;
+	mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		die("mapping --rss memory", errno);
+	madvise(mem, size, MADV_NOHUGEPAGE); /* 4 KiB pages, like a typical heap */
+	for (size_t off = 0; off < size; off += 4096)
+		mem[off] = 1;
+}
+
+static void *idle_thread(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static void start_threads(long count)
+{
+	for (long i = 0; i < count; i++) {
+		pthread_t thread;
+		int err = pthread_create(&thread, NULL, idle_thread, NULL);
+
+		if (err)
+			die("starting --threads", err);
+	}
+}
+
+/*
+ * Children write their timestamps to fd 1, so fd 1 becomes a pipe's write end in the
+ * parent too; the table goes to a saved copy of the original stdout.
+ */
+static FILE *redirect_stdout_to_pipe(int *read_fd)
+{
+	int pipefd[2];
+	int saved = fcntl(1, F_DUPFD_CLOEXEC, 3);
+	FILE *out;
+
+	if (saved < 0 || pipe2(pipefd, O_CLOEXEC) != 0)
+		die("setting up the timestamp pipe", errno);
+	fflush(stdout);
+	if (dup2(pipefd[1], 1) != 1)
+		die("dup2 onto stdout", errno);
+	close(pipefd[1]);
+	*read_fd = pipefd[0];
+	out = fdopen(saved, "w");
+	if (!out)
+		die("fdopen", errno);
+	return out;
+}
+
+/* ---- measuring */
+
+static int64_t read_child_stamp(int fd)
+{
+	struct timespec stamp;
+
+	if (read(fd, &stamp, sizeof(stamp)) != sizeof(stamp))
+		return -1;
+	return (int64_t)stamp.tv_sec * 1000000000 + stamp.tv_nsec;
+}
+
+/* One spawn with the method; stores both measures, or exits with a clear message. */
+static void sample(const struct method *m, const struct spawn_job *job, int64_t *latency,
+		   int64_t *roundtrip)
+{
+	struct spawned child = { .pid = -1, .fd = -1 };
+	int64_t start, reaped, stamp;
+	int err, status;
+
+	if (m->prepare && (err = m->prepare(job)) != 0)
+		die(m->name, -err);
+	start = now_ns();
+	err = m->spawn(job, &child);
+	if (err)
+		die(m->name, -err);
+	if (waitpid(child.pid, &status, 0) != child.pid)
+		die("waitpid", errno);
+	reaped = now_ns();
+	if (child.fd >= 0)
+		close(child.fd);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "spawnbench: %s: child ended with status 0x%x\n", m->name, status);
+		exit(1);
+	}
+	if (m->start_from_pipe)
+		start = read_child_stamp(job->ts_read_fd);
+	stamp = read_child_stamp(job->ts_read_fd);
+	if (start < 0 || stamp < start || stamp > reaped) {
+		fprintf(stderr, "spawnbench: %s: no valid timestamp from the child\n", m->name);
+		exit(1);
+	}
+	*latency = stamp - start;
+	*roundtrip = reaped - start;
+}
+
+static void progress(const struct options *o, long round, long total)
+{
+	fprintf(stderr, "  [%s] round %ld/%ld (%ld%%)\n", o->parent, round, total,
+		round * 100 / total);
+}
+
+static void run_rounds(const struct options *o, const struct spawn_job *job, struct samples *s)
+{
+	long total = o->warmup + o->rounds, step = total / 4 ? total / 4 : 1;
+	int64_t ignore_latency, ignore_roundtrip;
+
+	for (long round = 0; round < total; round++) {
+		for (unsigned int k = 0; k < nr_methods; k++) {
+			unsigned int i = (unsigned int)((round + k) % nr_methods);
+			struct samples *si = &s[i];
+
+			if (!si->selected || si->skip_reason)
+				continue;
+			if (round < o->warmup) {
+				sample(&methods[i], job, &ignore_latency, &ignore_roundtrip);
+				continue;
+			}
+			sample(&methods[i], job, &si->latency_ns[si->n], &si->roundtrip_ns[si->n]);
+			si->n++;
+		}
+		if ((round + 1) % step == 0 || round + 1 == total)
+			progress(o, round + 1, total);
+	}
+}
+
+/* ---- statistics and output */
+
+static int compare_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Nearest-rank percentile of sorted values. */
+static double percentile_us(const int64_t *sorted, long n, int pct)
+{
+	long rank = (pct * n + 99) / 100;
+
+	return sorted[rank > 0 ? rank - 1 : 0] / 1000.0;
+}
+
+struct summary {
+	double median, p10, p90;
+};
+
+static struct summary summarize(int64_t *values, long n)
+{
+	qsort(values, (size_t)n, sizeof(*values), compare_i64);
+	return (struct summary){ percentile_us(values, n, 50), percentile_us(values, n, 10),
+				 percentile_us(values, n, 90) };
+}
+
+static void print_environment(FILE *out, const struct options *o)
+{
+	struct utsname u;
+	char line[256], model[256] = "unknown";
+	FILE *cpuinfo = fopen("/proc/cpuinfo", "r");
+
+	while (cpuinfo && fgets(line, sizeof(line), cpuinfo)) {
+		char *colon = strchr(line, ':');
+
+		if (!strncmp(line, "model name", 10) && colon) {
+			snprintf(model, sizeof(model), "%s", colon + 2);
+			model[strcspn(model, "\n")] = 0;
+			break;
+		}
+	}
+	if (cpuinfo)
+		fclose(cpuinfo);
+	uname(&u);
+	fprintf(out, "# env kernel: %s %s %s %s\n", u.sysname, u.release, u.version, u.machine);
+	fprintf(out, "# env cpus: %ld online, model %s; accelerator: %s; glibc %s\n",
+		sysconf(_SC_NPROCESSORS_ONLN), model, o->accel, gnu_get_libc_version());
+	fprintf(out, "# parent %s: fds=%ld rss_mib=%ld threads=%ld rounds=%ld warmup=%ld\n",
+		o->parent, o->fds, o->rss_mib, o->threads, o->rounds, o->warmup);
+}
+
+static void print_rows(FILE *out, const struct options *o, struct samples *s)
+{
+	static const char *const measures[] = { "latency", "roundtrip" };
+	struct summary sum[2][nr_methods];
+	int baseline = -1;
+
+	for (unsigned int i = 0; i < nr_methods; i++) {
+		if (s[i].n == 0)
+			continue;
+		sum[0][i] = summarize(s[i].latency_ns, s[i].n);
+		sum[1][i] = summarize(s[i].roundtrip_ns, s[i].n);
+		if (!strcmp(methods[i].name, BASELINE))
+			baseline = (int)i;
+	}
+	fprintf(out, "parent\tfds\trss_mib\tthreads\tmethod\tmeasure\tn\tmedian_us\tp10_us\tp90_us"
+		     "\tratio\tnote\n");
+	for (int k = 0; k < 2; k++) {
+		for (unsigned int i = 0; i < nr_methods; i++) {
+			if (!s[i].selected)
+				continue;
+			fprintf(out, "%s\t%ld\t%ld\t%ld\t%s\t%s\t%ld\t", o->parent, o->fds, o->rss_mib,
+				o->threads, methods[i].name, measures[k], s[i].n);
+			if (s[i].n == 0) {
+				fprintf(out, "n/a\tn/a\tn/a\tn/a\t%s\n", s[i].skip_reason);
+				continue;
+			}
+			fprintf(out, "%.1f\t%.1f\t%.1f\t", sum[k][i].median, sum[k][i].p10,
+				sum[k][i].p90);
+			if (baseline >= 0)
+				fprintf(out, "%.3f\t-\n", sum[k][i].median / sum[k][baseline].median);
+			else
+				fprintf(out, "n/a\t" BASELINE " not run\n");
+		}
+	}
+	fflush(out);
+}
+
+static void prepare_samples(const struct options *o, const struct spawn_job *job,
+			    struct samples *s)
+{
+	for (unsigned int i = 0; i < nr_methods; i++) {
+		s[i].selected = !o->only || name_in_list(methods[i].name, o->only);
+		if (!s[i].selected)
+			continue;
+		if (methods[i].unavailable)
+			s[i].skip_reason = methods[i].unavailable(job);
+		else if (!methods[i].spawn)
+			s[i].skip_reason = "not built";
+		if (s[i].skip_reason)
+			continue;
+		s[i].latency_ns = calloc((size_t)o->rounds, sizeof(int64_t));
+		s[i].roundtrip_ns = calloc((size_t)o->rounds, sizeof(int64_t));
+		if (!s[i].latency_ns || !s[i].roundtrip_ns)
+			die("allocating samples", ENOMEM);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static char *child_env[] = { NULL };
+	struct options o;
+	struct spawn_job job = { .envp = child_env };
+	struct samples s[nr_methods];
+	char *child_argv[2];
+	FILE *out;
+	int err;
+
+	parse_options(argc, argv, &o);
+	if (o.only)
+		check_method_names(o.only);
+	if (access(o.child, X_OK) != 0 || access(o.helper, X_OK) != 0)
+		die("the child and helper programs must be executable (see --child, --helper)",
+		    errno);
+	child_argv[0] = (char *)o.child;
+	child_argv[1] = NULL;
+	job.path = o.child;
+	job.helper = o.helper;
+	job.argv = child_argv;
+	job.close_fds = o.fds > 0;
+
+	out = redirect_stdout_to_pipe(&job.ts_read_fd);
+	err = methods_init(&job);
+	if (err)
+		die("setting up the methods", -err);
+	memset(s, 0, sizeof(s));
+	prepare_samples(&o, &job, s);
+
+	fprintf(stderr, "  [%s] shaping the parent: %ld fds, %ld MiB touched, %ld threads\n",
+		o.parent, o.fds, o.rss_mib, o.threads);
+	open_inheritable_fds(o.fds);
+	touch_memory(o.rss_mib);
+	start_threads(o.threads);
+
+	run_rounds(&o, &job, s);
+	print_environment(out, &o);
+	print_rows(out, &o, s);
+	return 0;
+}
