@@ -17,3 +17,9 @@ export-series:  ## write build/linux's commits back into series/
 	workspace/export-series
 clean:          ## remove build/ (kernel tree, outputs, VM logs)
 	rm -rf build
+
+.PHONY: bench bench-quick
+bench:          ## spawn benchmarks on the bench kernel in QEMU; table + plots in bench/results
+	bench/run
+bench-quick:    ## a short benchmark run (~3 minutes); results in build/bench/quick
+	bench/run --quick
