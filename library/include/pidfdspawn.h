@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libpidfdspawn: process creation through the Linux pidfd spawn builder
+ * (pidfd_open(0, PIDFD_EMPTY), pidfd_config(), pidfd_spawn_run()), with a
+ * posix_spawn family that is ABI-compatible with glibc and falls back to a
+ * vfork-style clone3() backend for whatever the running kernel cannot do.
+ *
+ * Three layers, from the bottom:
+ *   1. syscall wrappers (pidfdspawn_open_empty, pidfdspawn_config,
+ *      pidfdspawn_run): thin, return -1 and set errno;
+ *   2. the builder API (struct pidfdspawn_builder): stage a path, argv,
+ *      envp and ordered actions, then run; returns -1 and sets errno;
+ *   3. the posix_spawn family (declared by <spawn.h>; the glibc 2.39
+ *      additions are declared here when the C library is older): returns
+ *      an error number, never -1/errno.
+ */
+#ifndef PIDFDSPAWN_H
+#define PIDFDSPAWN_H
+
+#include <spawn.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Kernel interface (mirrors <linux/pidfd_spawn.h>) ----------------- */
+
+#ifndef PIDFD_EMPTY
+#define PIDFD_EMPTY (1U << 27)
+#endif
+
+#define PIDFDSPAWN_CONFIG_SET_STRING	0
+#define PIDFDSPAWN_CONFIG_KEY_PATH	"path"
+
+#define PIDFDSPAWN_RUN_SIZE_VER0	64
+#define PIDFDSPAWN_ACTION_SIZE_VER0	32
+
+enum pidfdspawn_action_type {
+	PIDFDSPAWN_ACTION_DUP2 = 0,
+	PIDFDSPAWN_ACTION_CLOSE_RANGE = 1,
+	PIDFDSPAWN_ACTION_FCHDIR = 2,
+};
+
+/* Same layout as struct pidfd_spawn_run_args (64 bytes). */
+struct pidfdspawn_run_args {
+	uint32_t flags;
+	uint32_t nr_actions;
+	uint64_t path __attribute__((aligned(8)));
+	uint64_t argv __attribute__((aligned(8)));
+	uint64_t envp __attribute__((aligned(8)));
+	uint64_t actions __attribute__((aligned(8)));
+	uint32_t action_size;
+	uint32_t reserved0;
+	uint64_t reserved[2];
+};
+
+/* Same layout as struct pidfd_spawn_action (32 bytes). */
+struct pidfdspawn_action {
+	uint32_t type;
+	uint32_t flags;
+	uint32_t fd;
+	uint32_t newfd;
+	uint64_t reserved[2];
+};
+
+/* ---- Layer 1: system call wrappers (-1 and errno on failure) ---------- */
+
+/* pidfd_open(0, PIDFD_EMPTY | flags): a taskless, close-on-exec builder fd. */
+int pidfdspawn_open_empty(unsigned int flags);
+/* pidfd_config(fd, cmd, key, value, aux). */
+int pidfdspawn_config(int fd, unsigned int cmd, const char *key,
+		      const void *value, int aux);
+/* pidfd_spawn_run(fd, args, size): the child's pid; fd is its pidfd now. */
+int pidfdspawn_run(int fd, struct pidfdspawn_run_args *args, size_t size);
+
+/* ---- Probe: what the running kernel's builder supports ----------------- */
+
+/* One bit per builder capability a posix_spawn request may need. */
+enum pidfdspawn_feature {
+	PIDFDSPAWN_FEAT_BUILDER		= 1u << 0,  /* the three syscalls work */
+	PIDFDSPAWN_FEAT_DUP2		= 1u << 1,
+	PIDFDSPAWN_FEAT_CLOSE_RANGE	= 1u << 2,
+	PIDFDSPAWN_FEAT_FCHDIR		= 1u << 3,
+	PIDFDSPAWN_FEAT_OPEN		= 1u << 4,
+	PIDFDSPAWN_FEAT_CHDIR		= 1u << 5,
+	PIDFDSPAWN_FEAT_TCSETPGRP	= 1u << 6,
+	PIDFDSPAWN_FEAT_SIGMASK		= 1u << 7,
+	PIDFDSPAWN_FEAT_SIGDEF		= 1u << 8,
+	PIDFDSPAWN_FEAT_PGROUP		= 1u << 9,
+	PIDFDSPAWN_FEAT_SETSID		= 1u << 10,
+	PIDFDSPAWN_FEAT_RESETIDS	= 1u << 11,
+	PIDFDSPAWN_FEAT_SCHEDULER	= 1u << 12,
+	PIDFDSPAWN_FEAT_CGROUP		= 1u << 13,
+	PIDFDSPAWN_FEAT_PATH_SEARCH	= 1u << 14,
+};
+#define PIDFDSPAWN_FEAT_COUNT 15
+
+/*
+ * The features the running kernel supports, found by asking the kernel
+ * once per process (thread-safe); later calls return the cached mask.
+ */
+uint32_t pidfdspawn_probe(void);
+/* Short lower-case name of one feature bit ("dup2", ...), or NULL. */
+const char *pidfdspawn_feature_name(uint32_t feature);
+/* The feature named @name, or 0 when the name is unknown. */
+uint32_t pidfdspawn_feature_from_name(const char *name);
+
+/* ---- Backend selection and introspection ------------------------------ */
+
+enum pidfdspawn_backend {
+	PIDFDSPAWN_BACKEND_NONE = 0,	 /* no spawn in this thread yet */
+	PIDFDSPAWN_BACKEND_BUILDER = 1,	 /* pidfd_spawn_run() */
+	PIDFDSPAWN_BACKEND_FALLBACK = 2, /* clone3(CLONE_VM|CLONE_VFORK) */
+};
+
+/*
+ * The backend that served the last posix_spawn-family call made by the
+ * calling thread (also when that call failed after choosing a backend).
+ * The environment variable PIDFDSPAWN_BACKEND=auto|builder|fallback forces
+ * a backend; PIDFDSPAWN_TRACE_FD=N makes every call write one line
+ * describing it to file descriptor N.
+ */
+enum pidfdspawn_backend pidfdspawn_last_backend(void);
+const char *pidfdspawn_backend_name(enum pidfdspawn_backend backend);
+/* The features a request needs from the builder (0 for a plain spawn). */
+uint32_t pidfdspawn_request_features(const posix_spawn_file_actions_t *fa,
+				     const posix_spawnattr_t *attr, int use_path);
+
+/* ---- Layer 2: builder API (-1 and errno on failure) -------------------- */
+
+struct pidfdspawn_builder;
+
+struct pidfdspawn_builder *pidfdspawn_builder_new(void);
+void pidfdspawn_builder_free(struct pidfdspawn_builder *b);
+/* The strings and arrays are referenced, not copied: keep them alive. */
+int pidfdspawn_builder_set_path(struct pidfdspawn_builder *b, const char *path);
+int pidfdspawn_builder_set_argv(struct pidfdspawn_builder *b,
+				char *const argv[]);
+int pidfdspawn_builder_set_envp(struct pidfdspawn_builder *b,
+				char *const envp[]);
+int pidfdspawn_builder_add_dup2(struct pidfdspawn_builder *b, int fd,
+				int newfd);
+int pidfdspawn_builder_add_close_range(struct pidfdspawn_builder *b,
+				       unsigned int first, unsigned int last,
+				       unsigned int flags);
+int pidfdspawn_builder_add_fchdir(struct pidfdspawn_builder *b, int fd);
+/*
+ * Create the child: 0 on success with *pid and *pidfd set (pidfd may be
+ * NULL, then the fd is closed).  On failure -1 and errno; a child that was
+ * created and failed its setup or exec has been reaped.
+ */
+int pidfdspawn_builder_run(struct pidfdspawn_builder *b, pid_t *pid,
+			   int *pidfd);
+
+/* ---- Layer 3: glibc 2.39 additions missing from older <spawn.h> ------- */
+
+#ifndef POSIX_SPAWN_SETCGROUP
+#define POSIX_SPAWN_SETCGROUP 0x100
+#endif
+
+#if !defined(__GLIBC__) || !__GLIBC_PREREQ(2, 39)
+int pidfd_spawn(int *__restrict pidfd, const char *__restrict path,
+		const posix_spawn_file_actions_t *__restrict file_actions,
+		const posix_spawnattr_t *__restrict attrp,
+		char *const argv[__restrict], char *const envp[__restrict]);
+int pidfd_spawnp(int *__restrict pidfd, const char *__restrict file,
+		 const posix_spawn_file_actions_t *__restrict file_actions,
+		 const posix_spawnattr_t *__restrict attrp,
+		 char *const argv[__restrict], char *const envp[__restrict]);
+int posix_spawnattr_getcgroup_np(const posix_spawnattr_t *__restrict attr,
+				 int *__restrict cgroup);
+int posix_spawnattr_setcgroup_np(posix_spawnattr_t *attr, int cgroup);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PIDFDSPAWN_H */

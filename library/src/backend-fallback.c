@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fallback backend, for kernels (or requests) the builder cannot
+ * serve: a vfork-style child made with clone3(CLONE_VM | CLONE_VFORK |
+ * CLONE_PIDFD) on a stack of its own, as glibc's spawni does.
+ *
+ * The caller blocks every signal around the clone, so no handler of the
+ * caller ever runs on the child's stack in the shared address space; the
+ * child resets caught handlers before it unblocks anything.  The child
+ * allocates nothing: all it needs was prepared by the parent.  An error
+ * in the child is stored in shared memory (CLONE_VM), and CLONE_VFORK
+ * guarantees the parent reads it only after the child exec'd or exited.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define CHILD_STACK_SIZE (64 * 1024)
+
+#ifndef CLONE_PIDFD
+#define CLONE_PIDFD 0x00001000
+#endif
+#define PFS_CLONE_CLEAR_SIGHAND 0x100000000ULL
+#define PFS_CLONE_INTO_CGROUP 0x200000000ULL
+
+/* Layout of the kernel's struct clone_args, version 2 (88 bytes). */
+struct pfs_clone_args {
+	uint64_t flags;
+	uint64_t pidfd;
+	uint64_t child_tid;
+	uint64_t parent_tid;
+	uint64_t exit_signal;
+	uint64_t stack;
+	uint64_t stack_size;
+	uint64_t tls;
+	uint64_t set_tid;
+	uint64_t set_tid_size;
+	uint64_t cgroup;
+};
+
+struct child_ctx {
+	const struct pfs_request *req;
+	sigset_t parent_mask;		/* restored before exec */
+	int handlers_cleared;		/* CLONE_CLEAR_SIGHAND did it */
+	volatile int err;		/* written by the child */
+	char path_buf[PFS_PATH_BUF];
+};
+
+/* ---- in the child: no allocation, no locks ---------------------------- */
+
+static void child_reset_signals(const struct child_ctx *c)
+{
+	const struct pfs_attr *attr = c->req->attr;
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+
+	for (int sig = 1; sig < _NSIG; sig++) {
+		struct sigaction cur;
+
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		if ((attr->flags & POSIX_SPAWN_SETSIGDEF) &&
+		    sigismember(&attr->sigdef, sig) == 1) {
+			sigaction(sig, &dfl, NULL);
+			continue;
+		}
+		if (c->handlers_cleared)
+			continue;
+		if (sigaction(sig, NULL, &cur) == 0 &&
+		    cur.sa_handler != SIG_IGN && cur.sa_handler != SIG_DFL)
+			sigaction(sig, &dfl, NULL);
+	}
+}
+
+static int child_attributes(const struct pfs_attr *attr)
+{
+	short flags = attr->flags;
+
+	if ((flags & (POSIX_SPAWN_SETSCHEDPARAM | POSIX_SPAWN_SETSCHEDULER)) ==
+	    POSIX_SPAWN_SETSCHEDPARAM) {
+		if (sched_setparam(0, &attr->sp) < 0)
+			return -1;
+	} else if (flags & POSIX_SPAWN_SETSCHEDULER) {
+		if (sched_setscheduler(0, attr->policy, &attr->sp) < 0)
+			return -1;
+	}
+	if ((flags & POSIX_SPAWN_SETSID) && setsid() < 0)
+		return -1;
+	if ((flags & POSIX_SPAWN_SETPGROUP) && setpgid(0, attr->pgrp) < 0)
+		return -1;
+	/* Raw syscalls: glibc's set*id would signal the parent's threads. */
+	if ((flags & POSIX_SPAWN_RESETIDS) &&
+	    (syscall(SYS_setresuid, -1, getuid(), -1) < 0 ||
+	     syscall(SYS_setresgid, -1, getgid(), -1) < 0))
+		return -1;
+	return 0;
+}
+
+static int child_open(const struct pfs_action *a)
+{
+	int fd;
+
+	/* POSIX: a target fd that is open is closed before the open. */
+	close(a->fd);
+	fd = open(a->path, a->oflag, a->mode);
+	if (fd < 0)
+		return -1;
+	if (fd != a->fd) {
+		if (dup2(fd, a->fd) != a->fd || close(fd) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int child_dup2(const struct pfs_action *a)
+{
+	int flags;
+
+	if (a->fd != a->newfd)
+		return dup2(a->fd, a->newfd) == a->newfd ? 0 : -1;
+	/* dup2(fd, fd) clears FD_CLOEXEC (Austin Group issue 411). */
+	flags = fcntl(a->fd, F_GETFD);
+	if (flags < 0)
+		return -1;
+	return fcntl(a->fd, F_SETFD, flags & ~FD_CLOEXEC);
+}
+
+static int child_action(const struct pfs_action *a, const struct pfs_attr *at)
+{
+	switch (a->kind) {
+	case PFS_ACT_OPEN:
+		return child_open(a);
+	case PFS_ACT_CLOSE:
+		/* The fd was range-checked when added; glibc ignores errors. */
+		close(a->fd);
+		return 0;
+	case PFS_ACT_DUP2:
+		return child_dup2(a);
+	case PFS_ACT_CHDIR:
+		return chdir(a->path);
+	case PFS_ACT_FCHDIR:
+		return fchdir(a->fd);
+	case PFS_ACT_CLOSEFROM:
+		return (int)syscall(__NR_close_range, a->fd, ~0u, 0);
+	case PFS_ACT_TCSETPGRP: {
+		pid_t pgrp = (at->flags & POSIX_SPAWN_SETPGROUP) && at->pgrp ?
+			     at->pgrp : getpgid(0);
+
+		return tcsetpgrp(a->fd, pgrp);
+	}
+	}
+	errno = EINVAL;
+	return -1;
+}
+
+static void child_exec_search(struct child_ctx *c)
+{
+	const struct pfs_request *req = c->req;
+	struct pfs_path_walk walk;
+	int got_eacces = 0, last = ENOENT, relative;
+
+	pfs_path_walk_init(&walk, req->search_path, req->file);
+	while (pfs_path_walk_next(&walk, c->path_buf, sizeof(c->path_buf),
+				  &relative)) {
+		execve(c->path_buf, req->argv, req->envp);
+		if (!pfs_path_error_continues(errno))
+			return;
+		got_eacces |= errno == EACCES;
+		last = errno;
+	}
+	errno = got_eacces ? EACCES : last;
+}
+
+static int child_main(void *arg)
+{
+	struct child_ctx *c = arg;
+	const struct pfs_request *req = c->req;
+	const sigset_t *mask = &c->parent_mask;
+
+	child_reset_signals(c);
+	if (child_attributes(req->attr) < 0)
+		goto fail;
+	for (int i = 0; i < req->nr_actions; i++)
+		if (child_action(&req->actions[i], req->attr) < 0)
+			goto fail;
+	if (req->attr->flags & POSIX_SPAWN_SETSIGMASK)
+		mask = &req->attr->sigmask;
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, mask, NULL, _NSIG / 8);
+
+	if (req->use_path && !strchr(req->file, '/'))
+		child_exec_search(c);
+	else
+		execve(req->file, req->argv, req->envp);
+fail:
+	c->err = errno ? errno : EINVAL;
+	_exit(127);
+}
+
+/* ---- in the parent ---------------------------------------------------- */
+
+static pid_t clone_child(struct child_ctx *c, char *stack, int *pidfd)
+{
+	const struct pfs_attr *attr = c->req->attr;
+	int want_pidfd = c->req->want_pidfd;
+	struct pfs_clone_args ca = {
+		.flags = CLONE_VM | CLONE_VFORK | PFS_CLONE_CLEAR_SIGHAND |
+			 (want_pidfd ? CLONE_PIDFD : 0),
+		.pidfd = (uintptr_t)pidfd,
+		.exit_signal = SIGCHLD,
+		.stack = (uintptr_t)stack,
+		.stack_size = CHILD_STACK_SIZE,
+	};
+	int ret;
+
+	if (attr->flags & POSIX_SPAWN_SETCGROUP) {
+		ca.flags |= PFS_CLONE_INTO_CGROUP;
+		ca.cgroup = (uint64_t)attr->cgroup;
+	}
+	c->handlers_cleared = 1;
+	ret = pfs_sys_clone3(&ca, sizeof(ca), child_main, c);
+	if (ret != -ENOSYS && ret != -EINVAL)
+		goto out;
+	if (ca.flags & PFS_CLONE_INTO_CGROUP) {
+		if (ret == -ENOSYS)
+			ret = -EOPNOTSUPP;	/* glibc: no fallback for cgroups */
+		goto out;
+	}
+	/* No clone3 (or no CLONE_CLEAR_SIGHAND): clone(), child resets. */
+	c->handlers_cleared = 0;
+	ret = clone(child_main, stack + CHILD_STACK_SIZE,
+		    CLONE_VM | CLONE_VFORK | SIGCHLD |
+		    (want_pidfd ? CLONE_PIDFD : 0), c, pidfd);
+	if (ret < 0)
+		ret = -errno;
+out:
+	return ret;
+}
+
+int pfs_fallback_spawn(const struct pfs_request *req, struct pfs_result *res)
+{
+	struct child_ctx c = { .req = req, .err = 0 };
+	sigset_t all;
+	int cancel_state, pidfd = -1, err = 0;
+	pid_t pid;
+	char *stack;
+
+	stack = mmap(NULL, CHILD_STACK_SIZE, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED)
+		return errno;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &c.parent_mask);
+
+	pid = clone_child(&c, stack, &pidfd);
+	if (pid < 0) {
+		err = -pid;
+	} else {
+		res->task_created = 1;
+		err = c.err;
+		if (err) {
+			/* The child exited 127 already (vfork); reap it. */
+			waitpid(pid, NULL, 0);
+			if (pidfd >= 0)
+				close(pidfd);
+		} else {
+			res->pid = pid;
+			res->pidfd = pidfd;
+		}
+	}
+
+	pthread_sigmask(SIG_SETMASK, &c.parent_mask, NULL);
+	pthread_setcancelstate(cancel_state, NULL);
+	munmap(stack, CHILD_STACK_SIZE);
+	return err;
+}

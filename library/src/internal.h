@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal definitions shared by the layers of libpidfdspawn. */
+#ifndef PIDFDSPAWN_INTERNAL_H
+#define PIDFDSPAWN_INTERNAL_H
+
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+
+#include "pidfdspawn.h"
+
+#define PFS_API __attribute__((visibility("default")))
+
+#ifndef __NR_pidfd_open
+#define __NR_pidfd_open 434
+#endif
+#ifndef __NR_clone3
+#define __NR_clone3 435
+#endif
+#ifndef __NR_close_range
+#define __NR_close_range 436
+#endif
+#ifndef __NR_pidfd_config
+#define __NR_pidfd_config 472
+#endif
+#ifndef __NR_pidfd_spawn_run
+#define __NR_pidfd_spawn_run 473
+#endif
+
+/*
+ * glibc 2.39's posix_spawnattr_t layout: __cgroup takes the first int of
+ * __pad, so the type keeps the size and alignment of older glibc's.
+ */
+struct pfs_attr {
+	short int flags;
+	pid_t pgrp;
+	sigset_t sigdef;
+	sigset_t sigmask;
+	struct sched_param sp;
+	int policy;
+	int cgroup;
+	int pad[15];
+};
+
+enum pfs_action_kind {
+	PFS_ACT_OPEN,
+	PFS_ACT_CLOSE,
+	PFS_ACT_DUP2,
+	PFS_ACT_CHDIR,
+	PFS_ACT_FCHDIR,
+	PFS_ACT_CLOSEFROM,
+	PFS_ACT_TCSETPGRP,
+};
+
+/* One posix_spawn file action; @path is owned (strdup'd at add time). */
+struct pfs_action {
+	enum pfs_action_kind kind;
+	int fd;
+	int newfd;
+	int oflag;
+	mode_t mode;
+	char *path;
+};
+
+/* glibc's posix_spawn_file_actions_t, with __actions pointing at ours. */
+struct pfs_file_actions {
+	int allocated;
+	int used;
+	struct pfs_action *actions;
+	int pad[16];
+};
+
+#define PFS_ALL_FLAGS (POSIX_SPAWN_RESETIDS | POSIX_SPAWN_SETPGROUP | \
+		       POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | \
+		       POSIX_SPAWN_SETSCHEDPARAM | POSIX_SPAWN_SETSCHEDULER | \
+		       POSIX_SPAWN_USEVFORK | POSIX_SPAWN_SETSID | \
+		       POSIX_SPAWN_SETCGROUP)
+
+/* Everything one posix_spawn-family call asked for. */
+struct pfs_request {
+	const char *file;		/* path, or name to search for */
+	int use_path;			/* posix_spawnp: search PATH */
+	const char *search_path;	/* PATH value for the search */
+	const struct pfs_action *actions;
+	int nr_actions;
+	const struct pfs_attr *attr;	/* never NULL (zeroed default) */
+	char *const *argv;
+	char *const *envp;
+	int want_pidfd;
+};
+
+/* Result of a backend: 0 or an error number. */
+struct pfs_result {
+	pid_t pid;
+	int pidfd;		/* -1 unless the caller wanted one */
+	int task_created;	/* a child existed (also when it failed) */
+};
+
+static inline const struct pfs_file_actions *
+pfs_fa(const posix_spawn_file_actions_t *fa)
+{
+	return (const struct pfs_file_actions *)fa;
+}
+
+static inline const struct pfs_attr *pfs_at(const posix_spawnattr_t *a)
+{
+	return (const struct pfs_attr *)a;
+}
+
+/* probe.c */
+uint32_t pfs_request_needs(const struct pfs_request *req);
+
+/* pathsearch.c: next candidate of a PATH walk, no allocation. */
+struct pfs_path_walk {
+	const char *next;	/* rest of PATH, NULL when done */
+	const char *file;
+	size_t file_len;
+};
+void pfs_path_walk_init(struct pfs_path_walk *w, const char *path,
+			const char *file);
+/* Fills @buf with the next candidate; 0 when the walk is over. */
+int pfs_path_walk_next(struct pfs_path_walk *w, char *buf, size_t size,
+		       int *relative);
+/* execvp's rule: may the search go on after this exec error? */
+int pfs_path_error_continues(int err);
+#define PFS_DEFAULT_PATH "/bin:/usr/bin"
+#define PFS_PATH_BUF (PATH_MAX + NAME_MAX + 2)
+
+/* backend-builder.c / backend-fallback.c: 0 or an error number. */
+int pfs_builder_spawn(const struct pfs_request *req, struct pfs_result *res);
+int pfs_fallback_spawn(const struct pfs_request *req, struct pfs_result *res);
+
+/* spawn.c */
+void pfs_set_last_backend(enum pidfdspawn_backend b);
+
+/* syscall.c */
+/* clone3() running fn(arg) on the new stack: child pid or -errno. */
+int pfs_sys_clone3(void *args, size_t size, int (*fn)(void *), void *arg);
+int pfs_waitid_pidfd(int pidfd, siginfo_t *info, int options);
+
+#endif

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The probe: which builder features the running kernel supports, learnt by
+ * asking the kernel, never from a version number.  Computed once per
+ * process under pthread_once and cached.
+ *
+ * Methods are tried in order until one answers.  Today there is one: it
+ * consumes a throwaway builder per action type, with an action whose flags
+ * no known type accepts, and reads the kernel's verdict: EOPNOTSUPP means
+ * "unknown type", EINVAL means "known type, bad fields".  The kernel checks
+ * the whole action array before any task exists, so no child is created.
+ * When the kernel grows a discovery interface, a method that queries it
+ * goes first in probe_methods[] and the consuming probe stays as the
+ * fallback for older kernels.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sys/wait.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* How the kernel expresses one feature, for the consuming probe. */
+struct action_probe {
+	uint32_t feature;
+	uint32_t type;
+};
+
+/*
+ * Action types with a published number.  OPEN, CHDIR, TCSETPGRP and the
+ * attributes have none yet; they are added here (and to the builder
+ * backend's encoder) when the UAPI defines them.
+ */
+static const struct action_probe action_probes[] = {
+	{ PIDFDSPAWN_FEAT_DUP2, PIDFDSPAWN_ACTION_DUP2 },
+	{ PIDFDSPAWN_FEAT_CLOSE_RANGE, PIDFDSPAWN_ACTION_CLOSE_RANGE },
+	{ PIDFDSPAWN_FEAT_FCHDIR, PIDFDSPAWN_ACTION_FCHDIR },
+};
+
+/*
+ * Run a throwaway builder with one deliberately invalid action of @type:
+ * the run's errno, or -1 when no builder could be opened at all.
+ */
+static int try_action_type(uint32_t type)
+{
+	static char *const argv[] = { NULL };
+	struct pidfdspawn_action action = {
+		.type = type,
+		.flags = ~0u,	/* no known action type accepts these flags */
+	};
+	struct pidfdspawn_run_args args = {
+		.path = (uintptr_t)"/",
+		.argv = (uintptr_t)argv,
+		.nr_actions = 1,
+		.actions = (uintptr_t)&action,
+		.action_size = sizeof(action),
+	};
+	int fd, ret, err;
+
+	fd = pidfdspawn_open_empty(0);
+	if (fd < 0)
+		return -1;	/* EINVAL: no PIDFD_EMPTY in this kernel */
+	ret = pidfdspawn_run(fd, &args, sizeof(args));
+	err = ret < 0 ? errno : 0;
+	if (ret > 0) {
+		/* Cannot happen with a valid kernel; never leave a zombie. */
+		siginfo_t si;
+
+		pfs_waitid_pidfd(fd, &si, WEXITED);
+	}
+	close(fd);
+	return err;
+}
+
+/* 0 and *mask set, or an error number when this method cannot answer. */
+static int probe_by_consuming_builders(uint32_t *mask)
+{
+	uint32_t found = 0;
+
+	for (size_t i = 0; i < sizeof(action_probes) / sizeof(action_probes[0]);
+	     i++) {
+		int err = try_action_type(action_probes[i].type);
+
+		if (err == EINVAL)
+			found |= action_probes[i].feature;
+		else if (err != EOPNOTSUPP)
+			return err;	/* ENOSYS, EPERM (traced), ... */
+	}
+	/* The builder answered as a builder does: it exists. */
+	*mask = found | PIDFDSPAWN_FEAT_BUILDER;
+	return 0;
+}
+
+typedef int (*probe_method)(uint32_t *mask);
+
+static const probe_method probe_methods[] = {
+	probe_by_consuming_builders,
+};
+
+static uint32_t probed_mask;
+static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
+
+static void run_probe(void)
+{
+	int saved = errno;
+
+	for (size_t i = 0; i < sizeof(probe_methods) / sizeof(probe_methods[0]);
+	     i++) {
+		uint32_t mask = 0;
+
+		if (probe_methods[i](&mask) == 0) {
+			probed_mask = mask;
+			break;
+		}
+	}
+	errno = saved;
+}
+
+PFS_API uint32_t pidfdspawn_probe(void)
+{
+	pthread_once(&probe_once, run_probe);
+	return probed_mask;
+}
+
+static const char *const feature_names[PIDFDSPAWN_FEAT_COUNT] = {
+	"builder", "dup2", "close_range", "fchdir", "open", "chdir",
+	"tcsetpgrp", "sigmask", "sigdef", "pgroup", "setsid", "resetids",
+	"scheduler", "cgroup", "path_search",
+};
+
+PFS_API const char *pidfdspawn_feature_name(uint32_t feature)
+{
+	for (int i = 0; i < PIDFDSPAWN_FEAT_COUNT; i++)
+		if (feature == 1u << i)
+			return feature_names[i];
+	return NULL;
+}
+
+PFS_API uint32_t pidfdspawn_feature_from_name(const char *name)
+{
+	for (int i = 0; i < PIDFDSPAWN_FEAT_COUNT; i++)
+		if (strcmp(name, feature_names[i]) == 0)
+			return 1u << i;
+	return 0;
+}
+
+static uint32_t action_needs(const struct pfs_action *a)
+{
+	switch (a->kind) {
+	case PFS_ACT_OPEN:
+		return PIDFDSPAWN_FEAT_OPEN;
+	case PFS_ACT_CLOSE:	/* close_range(fd, fd): same semantics */
+	case PFS_ACT_CLOSEFROM:
+		return PIDFDSPAWN_FEAT_CLOSE_RANGE;
+	case PFS_ACT_DUP2:
+		return PIDFDSPAWN_FEAT_DUP2;
+	case PFS_ACT_CHDIR:
+		return PIDFDSPAWN_FEAT_CHDIR;
+	case PFS_ACT_FCHDIR:
+		return PIDFDSPAWN_FEAT_FCHDIR;
+	case PFS_ACT_TCSETPGRP:
+		return PIDFDSPAWN_FEAT_TCSETPGRP;
+	}
+	return ~0u;
+}
+
+static uint32_t attr_needs(const struct pfs_attr *attr)
+{
+	static const struct { short flag; uint32_t feature; } map[] = {
+		{ POSIX_SPAWN_RESETIDS, PIDFDSPAWN_FEAT_RESETIDS },
+		{ POSIX_SPAWN_SETPGROUP, PIDFDSPAWN_FEAT_PGROUP },
+		{ POSIX_SPAWN_SETSIGDEF, PIDFDSPAWN_FEAT_SIGDEF },
+		{ POSIX_SPAWN_SETSIGMASK, PIDFDSPAWN_FEAT_SIGMASK },
+		{ POSIX_SPAWN_SETSCHEDPARAM, PIDFDSPAWN_FEAT_SCHEDULER },
+		{ POSIX_SPAWN_SETSCHEDULER, PIDFDSPAWN_FEAT_SCHEDULER },
+		{ POSIX_SPAWN_SETSID, PIDFDSPAWN_FEAT_SETSID },
+		{ POSIX_SPAWN_SETCGROUP, PIDFDSPAWN_FEAT_CGROUP },
+	};
+	uint32_t needs = 0;
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (attr->flags & map[i].flag)
+			needs |= map[i].feature;
+	return needs;
+}
+
+/*
+ * Builder features a request needs.  The library searches PATH itself
+ * around the builder, one run per candidate, which repeats the file
+ * actions for each candidate: harmless for dup2, close and fchdir, whose
+ * every run starts again from the caller's state, but not for an open
+ * (O_CREAT|O_EXCL, O_TRUNC, a fifo), which therefore needs the kernel's
+ * own PATH search.
+ */
+uint32_t pfs_request_needs(const struct pfs_request *req)
+{
+	uint32_t needs = PIDFDSPAWN_FEAT_BUILDER | attr_needs(req->attr);
+
+	for (int i = 0; i < req->nr_actions; i++)
+		needs |= action_needs(&req->actions[i]);
+	if (req->use_path && !strchr(req->file, '/') &&
+	    (needs & PIDFDSPAWN_FEAT_OPEN))
+		needs |= PIDFDSPAWN_FEAT_PATH_SEARCH;
+	return needs;
+}

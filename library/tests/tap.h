@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tiny TAP 13 helpers for the library tests, plus the backend check: every
+ * spawn must have been served by the backend the environment expects.
+ *   PIDFDSPAWN_EXPECT_BUILDER  space-separated features the running kernel
+ *                              must serve through the builder (unset or
+ *                              empty: every spawn must use the fallback).
+ * A request needing only listed features must report the builder, any
+ * other the fallback; "expects the builder, silently got the fallback"
+ * is a failure.
+ */
+#ifndef PFS_TAP_H
+#define PFS_TAP_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pidfdspawn.h"
+
+static int tap_n, tap_failed;
+
+static void tap_plan(int n)
+{
+	printf("TAP version 13\n1..%d\n", n);
+	fflush(stdout);
+}
+
+static int ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s %d - ", cond ? "ok" : "not ok", ++tap_n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!cond)
+		tap_failed++;
+	return cond;
+}
+
+__attribute__((unused)) static void diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+static int tap_done(void)
+{
+	return tap_failed ? 1 : 0;
+}
+
+static uint32_t expected_builder_features(void)
+{
+	const char *v = getenv("PIDFDSPAWN_EXPECT_BUILDER");
+	char buf[512], *save = NULL, *tok;
+	uint32_t mask = 0;
+
+	if (!v)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (tok = strtok_r(buf, " ,", &save); tok;
+	     tok = strtok_r(NULL, " ,", &save))
+		mask |= pidfdspawn_feature_from_name(tok);
+	return mask;
+}
+
+/* The backend a request with these needs must be served by. */
+static enum pidfdspawn_backend expected_backend(uint32_t needs)
+{
+	uint32_t have = expected_builder_features();
+	const char *mode = getenv("PIDFDSPAWN_BACKEND");
+
+	if (mode && strcmp(mode, "fallback") == 0)
+		return PIDFDSPAWN_BACKEND_FALLBACK;
+	if ((have & PIDFDSPAWN_FEAT_BUILDER) && (needs & ~have) == 0)
+		return PIDFDSPAWN_BACKEND_BUILDER;
+	return PIDFDSPAWN_BACKEND_FALLBACK;
+}
+
+/* Assert that the last spawn in this thread used the expected backend. */
+static int ok_backend(const posix_spawn_file_actions_t *fa,
+		      const posix_spawnattr_t *attr, int use_path,
+		      const char *what)
+{
+	uint32_t needs = pidfdspawn_request_features(fa, attr, use_path);
+	enum pidfdspawn_backend want = expected_backend(needs);
+	enum pidfdspawn_backend got = pidfdspawn_last_backend();
+
+	return ok(got == want, "%s: backend %s (expected %s, needs 0x%x)",
+		  what, pidfdspawn_backend_name(got),
+		  pidfdspawn_backend_name(want), needs);
+}
+
+/* Directory of this test binary: the helper lives next to it. */
+static const char *helper_path(void)
+{
+	static char path[PATH_MAX + 16];
+	char self[PATH_MAX];
+	ssize_t n;
+
+	if (path[0])
+		return path;
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0)
+		abort();
+	self[n] = '\0';
+	*strrchr(self, '/') = '\0';
+	snprintf(path, sizeof(path), "%s/helper", self);
+	return path;
+}
+
+/* Wait for @pid; the exit status, 128+signal, or -1. */
+static int wait_status(pid_t pid)
+{
+	int st;
+
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	return 128 + WTERMSIG(st);
+}
+
+/* No child left unreaped (an exec failure must reap its child). */
+static int no_zombies(void)
+{
+	return waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD;
+}
+
+/*
+ * Spawn @argv (helper when argv[0] is NULL-path) with stdout on a pipe
+ * placed by a dup2 action appended to @fa; collect the output into @out.
+ * Returns posix_spawn's error; *status gets the exit status.
+ */
+static int spawn_capture(const char *path, int use_path,
+			 posix_spawn_file_actions_t *fa,
+			 const posix_spawnattr_t *attr, char *const argv[],
+			 char *const envp[], char *out, size_t size,
+			 int *status)
+{
+	posix_spawn_file_actions_t local;
+	int p[2], err;
+	size_t used = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return errno;
+	if (!fa) {
+		posix_spawn_file_actions_init(&local);
+		fa = &local;
+	}
+	posix_spawn_file_actions_adddup2(fa, p[1], 1);
+	err = (use_path ? posix_spawnp : posix_spawn)(&pid, path, fa, attr,
+						      argv, envp);
+	close(p[1]);
+	while (err == 0 && used + 1 < size &&
+	       (n = read(p[0], out + used, size - 1 - used)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+	out[used] = '\0';
+	close(p[0]);
+	if (!err)
+		*status = wait_status(pid);
+	if (fa == &local)
+		posix_spawn_file_actions_destroy(&local);
+	return err;
+}
+
+/* Value of "key=" in the helper's report, or "" when absent. */
+static const char *report_get(const char *report, const char *key,
+			      char *buf, size_t size)
+{
+	size_t klen = strlen(key);
+	const char *p = report;
+
+	buf[0] = '\0';
+	while (p && *p) {
+		if (strncmp(p, key, klen) == 0 && p[klen] == '=') {
+			size_t n = strcspn(p + klen + 1, "\n");
+
+			if (n >= size)
+				n = size - 1;
+			memcpy(buf, p + klen + 1, n);
+			buf[n] = '\0';
+			return buf;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return buf;
+}
+
+extern char **environ;
+
+#endif
