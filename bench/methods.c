@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "methods.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/sched.h>
@@ -14,6 +15,8 @@
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -21,10 +24,8 @@
 #include <unistd.h>
 
 #include "pidfd_spawn_abi.h"
+#include "pidfdspawn.h"
 
-#ifdef HAVE_PIDFDSPAWN
-#include <pidfdspawn.h>
-#endif
 
 #define CLONE3_STACK_SIZE (64 * 1024)
 
@@ -244,20 +245,106 @@ static int spawn_floor(const struct spawn_job *job, struct spawned *out)
 	return 0;
 }
 
-/* ---- our library's posix_spawn, once per backend */
-#ifdef HAVE_PIDFDSPAWN
-#include "lib_methods.inc"
-#else
-static const char *library_unavailable(const struct spawn_job *job)
+/*
+ * ---- our library's posix_spawn, once per backend
+ *
+ * libpidfdspawn defines posix_spawn and the file-action functions itself, so linking it
+ * would replace glibc's under the baseline.  It is loaded with dlopen() instead, with
+ * RTLD_DEEPBIND so that its own calls stay inside it, and its functions are looked up in
+ * that handle; PIDFDSPAWN_BACKEND is set before each sample, outside the timed part, and
+ * the backend that served the call is checked after it.
+ */
+struct library {
+	void *handle;
+	const char *error;
+	int (*spawn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+		     const posix_spawnattr_t *, char *const[], char *const[]);
+	int (*fa_init)(posix_spawn_file_actions_t *);
+	int (*fa_addclosefrom)(posix_spawn_file_actions_t *, int);
+	uint32_t (*probe)(void);
+	enum pidfdspawn_backend (*last_backend)(void);
+	posix_spawn_file_actions_t closefrom;
+};
+static struct library lib;
+
+static const char *library_load(const struct spawn_job *job)
+{
+	static char message[512];
+
+	if (lib.handle || lib.error)
+		return lib.error;
+	lib.handle = dlopen(job->library, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+	if (!lib.handle) {
+		snprintf(message, sizeof(message), "libpidfdspawn not loadable: %s", dlerror());
+		return lib.error = message;
+	}
+	*(void **)&lib.spawn = dlsym(lib.handle, "posix_spawn");
+	*(void **)&lib.fa_init = dlsym(lib.handle, "posix_spawn_file_actions_init");
+	*(void **)&lib.fa_addclosefrom = dlsym(lib.handle, "posix_spawn_file_actions_addclosefrom_np");
+	*(void **)&lib.probe = dlsym(lib.handle, "pidfdspawn_probe");
+	*(void **)&lib.last_backend = dlsym(lib.handle, "pidfdspawn_last_backend");
+	if (!lib.spawn || !lib.fa_init || !lib.fa_addclosefrom || !lib.probe || !lib.last_backend)
+		return lib.error = "libpidfdspawn lacks posix_spawn, closefrom or backend introspection";
+	if (lib.fa_init(&lib.closefrom) || lib.fa_addclosefrom(&lib.closefrom, 3))
+		return lib.error = "libpidfdspawn: cannot build the closefrom file action";
+	return NULL;
+}
+
+static const char *lib_fallback_unavailable(const struct spawn_job *job)
+{
+	return library_load(job);
+}
+
+static const char *lib_builder_unavailable(const struct spawn_job *job)
+{
+	uint32_t needs = PIDFDSPAWN_FEAT_BUILDER;
+	const char *why = library_load(job);
+
+	if (why)
+		return why;
+	if (job->close_fds)
+		needs |= PIDFDSPAWN_FEAT_CLOSE_RANGE;
+	if ((lib.probe() & needs) != needs)
+		return "libpidfdspawn's probe finds no usable spawn builder in this kernel";
+	return NULL;
+}
+
+static int lib_spawn(const struct spawn_job *job, struct spawned *out,
+		     enum pidfdspawn_backend expected)
+{
+	int err = lib.spawn(&out->pid, job->path, job->close_fds ? &lib.closefrom : NULL, NULL,
+			    job->argv, job->envp);
+
+	if (!err && lib.last_backend() != expected) {
+		/* The child exists: let the caller reap it, then fail loudly. */
+		fprintf(stderr, "spawnbench: libpidfdspawn used backend %d, not %d\n",
+			(int)lib.last_backend(), (int)expected);
+		return -EPROTO;
+	}
+	return -err;
+}
+
+static int lib_builder_prepare(const struct spawn_job *job)
 {
 	(void)job;
-	return "libpidfdspawn was not built into this benchmark";
+	return setenv("PIDFDSPAWN_BACKEND", "builder", 1) ? -errno : 0;
 }
-#define spawn_lib_builder NULL
-#define spawn_lib_fallback NULL
-#define lib_builder_unavailable library_unavailable
-#define lib_fallback_unavailable library_unavailable
-#endif
+
+static int lib_fallback_prepare(const struct spawn_job *job)
+{
+	(void)job;
+	return setenv("PIDFDSPAWN_BACKEND", "fallback", 1) ? -errno : 0;
+}
+
+static int spawn_lib_builder(const struct spawn_job *job, struct spawned *out)
+{
+	return lib_spawn(job, out, PIDFDSPAWN_BACKEND_BUILDER);
+}
+
+static int spawn_lib_fallback(const struct spawn_job *job, struct spawned *out)
+{
+	return lib_spawn(job, out, PIDFDSPAWN_BACKEND_FALLBACK);
+}
 
 const struct method methods[] = {
 	{ "fork", "fork() + close_range() + execve()", NULL, NULL, 0, spawn_fork },
@@ -268,9 +355,9 @@ const struct method methods[] = {
 	{ "pidfd_spawn_run", "pidfd_open(0, PIDFD_EMPTY) + pidfd_spawn_run() (+ CLOSE_RANGE action)",
 	  builder_unavailable, NULL, 0, spawn_builder },
 	{ "lib-builder", "libpidfdspawn posix_spawn(), builder backend", lib_builder_unavailable,
-	  NULL, 0, spawn_lib_builder },
+	  lib_builder_prepare, 0, spawn_lib_builder },
 	{ "lib-fallback", "libpidfdspawn posix_spawn(), fallback backend",
-	  lib_fallback_unavailable, NULL, 0, spawn_lib_fallback },
+	  lib_fallback_unavailable, lib_fallback_prepare, 0, spawn_lib_fallback },
 	{ "floor", "pre-started helper, clock started by it: exec + exit + wait, no process creation", NULL,
 	  floor_prepare, 1, spawn_floor },
 };

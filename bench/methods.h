@@ -7,6 +7,7 @@
 struct spawn_job {
 	const char *path;	/* the timestamp child */
 	const char *helper;	/* the floor's pre-started helper */
+	const char *library;	/* libpidfdspawn.so to dlopen for the lib-* methods */
 	char **argv;
 	char **envp;
 	int close_fds;		/* the child keeps only fds 0-2 */

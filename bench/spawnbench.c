@@ -35,6 +35,7 @@ struct options {
 	const char *parent;	/* label for the table */
 	const char *child;
 	const char *helper;
+	const char *library;
 	const char *accel;
 	const char *only;	/* comma-separated method names, or NULL for all */
 	long fds, rss_mib, threads, rounds, warmup;
@@ -61,6 +62,8 @@ static void usage(FILE *to)
 		"  --methods A,B    run only these methods (default: all)\n"
 		"  --child PATH     timestamp child (default: bench-child beside this program)\n"
 		"  --helper PATH    floor helper (default: bench-helper beside this program)\n"
+		"  --library PATH   libpidfdspawn to load for the lib-* methods\n"
+		"                   (default: libpidfdspawn.so.0 beside this program)\n"
 		"  --accel NAME     accelerator to print with the environment (default: unknown)\n"
 		"  --list           print the methods and exit\n"
 		"Output: '#' lines describe the environment and parent, then one row per\n"
@@ -123,6 +126,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "rounds", required_argument, NULL, 'r' }, { "warmup", required_argument, NULL, 'w' },
 		{ "methods", required_argument, NULL, 'M' }, { "child", required_argument, NULL, 'c' },
 		{ "helper", required_argument, NULL, 'H' }, { "accel", required_argument, NULL, 'a' },
+		{ "library", required_argument, NULL, 'L' },
 		{ "list", no_argument, NULL, 'l' },	    { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -141,6 +145,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case 'c': o->child = optarg; break;
 		case 'H': o->helper = optarg; break;
 		case 'a': o->accel = optarg; break;
+		case 'L': o->library = optarg; break;
 		case 'l':
 			for (unsigned int i = 0; i < nr_methods; i++)
 				printf("%s\t%s\n", methods[i].name, methods[i].what);
@@ -157,6 +162,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		o->child = beside_self("bench-child");
 	if (!o->helper)
 		o->helper = beside_self("bench-helper");
+	if (!o->library)
+		o->library = beside_self("libpidfdspawn.so.0");
 }
 
 static int name_in_list(const char *name, const char *list)
@@ -479,6 +486,7 @@ int main(int argc, char **argv)
 	child_argv[1] = NULL;
 	job.path = o.child;
 	job.helper = o.helper;
+	job.library = o.library;
 	job.argv = child_argv;
 	job.close_fds = o.fds > 0;
 
