@@ -16,7 +16,7 @@ static void report_fds(void)
 	DIR *d = opendir("/proc/self/fd");
 	int self = dirfd(d), first = 1, count = 0;
 	struct dirent *e;
-	char list[4096] = "";
+	char list[65536] = "";
 
 	while ((e = readdir(d))) {
 		int fd;

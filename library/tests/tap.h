@@ -27,13 +27,13 @@
 
 static int tap_n, tap_failed;
 
-static void tap_plan(int n)
+__attribute__((unused)) static void tap_plan(int n)
 {
 	printf("TAP version 13\n1..%d\n", n);
 	fflush(stdout);
 }
 
-static int ok(int cond, const char *fmt, ...)
+__attribute__((unused)) static int ok(int cond, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -60,12 +60,12 @@ __attribute__((unused)) static void diag(const char *fmt, ...)
 	fflush(stdout);
 }
 
-static int tap_done(void)
+__attribute__((unused)) static int tap_done(void)
 {
 	return tap_failed ? 1 : 0;
 }
 
-static uint32_t expected_builder_features(void)
+__attribute__((unused)) static uint32_t expected_builder_features(void)
 {
 	const char *v = getenv("PIDFDSPAWN_EXPECT_BUILDER");
 	char buf[512], *save = NULL, *tok;
@@ -81,7 +81,7 @@ static uint32_t expected_builder_features(void)
 }
 
 /* The backend a request with these needs must be served by. */
-static enum pidfdspawn_backend expected_backend(uint32_t needs)
+__attribute__((unused)) static enum pidfdspawn_backend expected_backend(uint32_t needs)
 {
 	uint32_t have = expected_builder_features();
 	const char *mode = getenv("PIDFDSPAWN_BACKEND");
@@ -94,7 +94,7 @@ static enum pidfdspawn_backend expected_backend(uint32_t needs)
 }
 
 /* Assert that the last spawn in this thread used the expected backend. */
-static int ok_backend(const posix_spawn_file_actions_t *fa,
+__attribute__((unused)) static int ok_backend(const posix_spawn_file_actions_t *fa,
 		      const posix_spawnattr_t *attr, int use_path,
 		      const char *what)
 {
@@ -126,7 +126,7 @@ static const char *helper_path(void)
 }
 
 /* Wait for @pid; the exit status, 128+signal, or -1. */
-static int wait_status(pid_t pid)
+__attribute__((unused)) static int wait_status(pid_t pid)
 {
 	int st;
 
@@ -139,40 +139,52 @@ static int wait_status(pid_t pid)
 }
 
 /* No child left unreaped (an exec failure must reap its child). */
-static int no_zombies(void)
+__attribute__((unused)) static int no_zombies(void)
 {
 	return waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD;
 }
 
+static int capture_pipe[2] = { -1, -1 };
+
 /*
- * Spawn @argv (helper when argv[0] is NULL-path) with stdout on a pipe
- * placed by a dup2 action appended to @fa; collect the output into @out.
- * Returns posix_spawn's error; *status gets the exit status.
+ * Start a file-action list whose first action puts a fresh pipe on the
+ * child's stdout; spawn_capture() reads it.  Single-threaded use only.
  */
-static int spawn_capture(const char *path, int use_path,
+__attribute__((unused)) static void capture_init(posix_spawn_file_actions_t *fa)
+{
+	/* Lists are short-lived test data: a test may leak them. */
+	if (pipe2(capture_pipe, O_CLOEXEC) < 0)
+		abort();
+	posix_spawn_file_actions_init(fa);
+	posix_spawn_file_actions_adddup2(fa, capture_pipe[1], 1);
+}
+
+/*
+ * Spawn with @fa (from capture_init(), or NULL for a plain capture) and
+ * collect the child's stdout into @out.  Returns posix_spawn's error;
+ * *status gets the exit status.
+ */
+__attribute__((unused)) static int spawn_capture(const char *path, int use_path,
 			 posix_spawn_file_actions_t *fa,
 			 const posix_spawnattr_t *attr, char *const argv[],
 			 char *const envp[], char *out, size_t size,
 			 int *status)
 {
-	posix_spawn_file_actions_t local;
-	int p[2], err;
+	static posix_spawn_file_actions_t local;
 	size_t used = 0;
 	ssize_t n;
 	pid_t pid;
+	int err;
 
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return errno;
 	if (!fa) {
-		posix_spawn_file_actions_init(&local);
+		capture_init(&local);
 		fa = &local;
 	}
-	posix_spawn_file_actions_adddup2(fa, p[1], 1);
 	err = (use_path ? posix_spawnp : posix_spawn)(&pid, path, fa, attr,
 						      argv, envp);
-	close(p[1]);
+	close(capture_pipe[1]);
 	while (err == 0 && used + 1 < size &&
-	       (n = read(p[0], out + used, size - 1 - used)) != 0) {
+	       (n = read(capture_pipe[0], out + used, size - 1 - used)) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -180,16 +192,14 @@ static int spawn_capture(const char *path, int use_path,
 		used += (size_t)n;
 	}
 	out[used] = '\0';
-	close(p[0]);
+	close(capture_pipe[0]);
 	if (!err)
 		*status = wait_status(pid);
-	if (fa == &local)
-		posix_spawn_file_actions_destroy(&local);
 	return err;
 }
 
 /* Value of "key=" in the helper's report, or "" when absent. */
-static const char *report_get(const char *report, const char *key,
+__attribute__((unused)) static const char *report_get(const char *report, const char *key,
 			      char *buf, size_t size)
 {
 	size_t klen = strlen(key);
