@@ -66,6 +66,8 @@ static void usage(FILE *to)
 		"                   (default: libpidfdspawn.so.0 beside this program)\n"
 		"  --accel NAME     accelerator to print with the environment (default: unknown)\n"
 		"  --list           print the methods and exit\n"
+		"  --tsc-khz        print this machine's TSC rate in kHz and exit (bench/run hands\n"
+		"                   it to the guest kernel, which cannot calibrate its TSC under TCG)\n"
 		"Output: '#' lines describe the environment and parent, then one row per\n"
 		"method and measure: parent fds rss_mib threads method measure n median_us\n"
 		"p10_us p90_us ratio note (ratio = median / " BASELINE "'s median; 'n/a' when the\n"
@@ -84,6 +86,19 @@ static int64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The TSC rate against CLOCK_MONOTONIC_RAW over a quarter of a second. */
+static long measure_tsc_khz(void)
+{
+	int64_t start = now_ns(), end;
+	uint64_t tsc_start = __builtin_ia32_rdtsc(), tsc_end;
+	struct timespec quarter = { 0, 250000000 };
+
+	nanosleep(&quarter, NULL);
+	end = now_ns();
+	tsc_end = __builtin_ia32_rdtsc();
+	return (long)((double)(tsc_end - tsc_start) * 1e6 / (double)(end - start));
 }
 
 static long parse_count(const char *opt, const char *text)
@@ -127,7 +142,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "methods", required_argument, NULL, 'M' }, { "child", required_argument, NULL, 'c' },
 		{ "helper", required_argument, NULL, 'H' }, { "accel", required_argument, NULL, 'a' },
 		{ "library", required_argument, NULL, 'L' },
-		{ "list", no_argument, NULL, 'l' },	    { "help", no_argument, NULL, 'h' },
+		{ "list", no_argument, NULL, 'l' },	    { "tsc-khz", no_argument, NULL, 'T' },	    { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -150,6 +165,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 			for (unsigned int i = 0; i < nr_methods; i++)
 				printf("%s\t%s\n", methods[i].name, methods[i].what);
 			exit(0);
+		case 'T': printf("%ld\n", measure_tsc_khz()); exit(0);
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); exit(2);
 		}
@@ -384,6 +400,24 @@ static struct summary summarize(int64_t *values, long n)
 				 percentile_us(values, n, 90) };
 }
 
+/* The clock behind the measurements: a coarse one (jiffies) makes them meaningless. */
+static void print_clock(FILE *out)
+{
+	char source[64] = "unknown";
+	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+	struct timespec res = { 0, 0 };
+
+	if (f) {
+		if (fgets(source, sizeof(source), f))
+			source[strcspn(source, "\n")] = 0;
+		fclose(f);
+	}
+	clock_getres(CLOCK_MONOTONIC_RAW, &res);
+	fprintf(out, "# env clock: CLOCK_MONOTONIC_RAW from clocksource %s, resolution %ld ns%s\n",
+		source, res.tv_sec * 1000000000L + res.tv_nsec,
+		res.tv_sec || res.tv_nsec > 1000 ? " (too coarse: timings are quantized)" : "");
+}
+
 static void print_environment(FILE *out, const struct options *o)
 {
 	struct utsname u;
@@ -405,6 +439,7 @@ static void print_environment(FILE *out, const struct options *o)
 	fprintf(out, "# env kernel: %s %s %s %s\n", u.sysname, u.release, u.version, u.machine);
 	fprintf(out, "# env cpus: %ld online, model %s; accelerator: %s; glibc %s\n",
 		sysconf(_SC_NPROCESSORS_ONLN), model, o->accel, gnu_get_libc_version());
+	print_clock(out);
 	fprintf(out, "# parent %s: fds=%ld rss_mib=%ld threads=%ld rounds=%ld warmup=%ld\n",
 		o->parent, o->fds, o->rss_mib, o->threads, o->rounds, o->warmup);
 }
