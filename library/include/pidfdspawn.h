@@ -156,9 +156,25 @@ int pidfdspawn_builder_run(struct pidfdspawn_builder *b, pid_t *pid,
 
 /* ---- Layer 3: glibc 2.39 additions missing from older <spawn.h> ------- */
 
+#ifndef POSIX_SPAWN_USEVFORK
+#define POSIX_SPAWN_USEVFORK 0x40
+#endif
+#ifndef POSIX_SPAWN_SETSID
+#define POSIX_SPAWN_SETSID 0x80
+#endif
 #ifndef POSIX_SPAWN_SETCGROUP
 #define POSIX_SPAWN_SETCGROUP 0x100
 #endif
+
+/* <spawn.h> declares these only with _GNU_SOURCE/_DEFAULT_SOURCE. */
+int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *__restrict fa,
+					 const char *__restrict path);
+int posix_spawn_file_actions_addfchdir_np(posix_spawn_file_actions_t *fa,
+					  int fd);
+int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *fa,
+					     int from);
+int posix_spawn_file_actions_addtcsetpgrp_np(posix_spawn_file_actions_t *fa,
+					     int tcfd);
 
 #if !defined(__GLIBC__) || !__GLIBC_PREREQ(2, 39)
 int pidfd_spawn(int *__restrict pidfd, const char *__restrict path,
