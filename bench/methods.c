@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/close_range.h>
 #include <linux/sched.h>
 #include <poll.h>
 #include <sched.h>
@@ -48,12 +49,17 @@ int methods_init(const struct spawn_job *job)
 }
 
 /* What runs in a fork, vfork or clone3 child: only system calls. */
-static int exec_child(const struct spawn_job *job)
+static int exec_child_flags(const struct spawn_job *job, unsigned int close_flags)
 {
-	if (job->close_fds && syscall(SYS_close_range, 3U, ~0U, 0U) != 0)
+	if (job->close_fds && syscall(SYS_close_range, 3U, ~0U, close_flags) != 0)
 		return 126;
 	execve(job->path, job->argv, job->envp);
 	return 127;
+}
+
+static int exec_child(const struct spawn_job *job)
+{
+	return exec_child_flags(job, 0);
 }
 
 /* ---- fork + execve */
@@ -96,6 +102,12 @@ static int clone3_child(void *arg)
 	return exec_child(arg);
 }
 
+/* Sharing the parent's table, CLOSE_RANGE_UNSHARE copies only the fds below 3. */
+static int clone3_files_child(void *arg)
+{
+	return exec_child_flags(arg, CLOSE_RANGE_UNSHARE);
+}
+
 /*
  * clone3 with a new stack: the child comes back from the system call on that stack and
  * must not return into the parent's frames, so it calls fn(arg) from here and exits with
@@ -125,23 +137,39 @@ static long clone3_run(struct clone_args *args, int (*fn)(void *), void *arg)
 	return ret;
 }
 
-static int spawn_clone3(const struct spawn_job *job, struct spawned *out)
+static int clone3_spawn(const struct spawn_job *job, struct spawned *out, uint64_t flags,
+			int (*child)(void *))
 {
 	int pidfd = -1;
 	struct clone_args args = {
-		.flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD,
+		.flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD | flags,
 		.pidfd = (uintptr_t)&pidfd,
 		.exit_signal = SIGCHLD,
 		.stack = (uintptr_t)clone3_stack,
 		.stack_size = CLONE3_STACK_SIZE,
 	};
-	long pid = clone3_run(&args, clone3_child, (void *)job);
+	long pid = clone3_run(&args, child, (void *)job);
 
 	if (pid < 0)
 		return (int)pid;
 	out->pid = (pid_t)pid;
 	out->fd = pidfd;
 	return 0;
+}
+
+static int spawn_clone3(const struct spawn_job *job, struct spawned *out)
+{
+	return clone3_spawn(job, out, 0, clone3_child);
+}
+
+/*
+ * Not a method anyone ships: it shows what a spawn that starts the child on the
+ * parent's fd table and unshares it while closing (as a kernel builder could do with a
+ * leading CLOSE_RANGE action) saves over copying the whole table first.
+ */
+static int spawn_clone3_files(const struct spawn_job *job, struct spawned *out)
+{
+	return clone3_spawn(job, out, CLONE_FILES, clone3_files_child);
 }
 
 /* ---- raw pidfd_open(0, PIDFD_EMPTY) + pidfd_spawn_run() */
@@ -352,6 +380,8 @@ const struct method methods[] = {
 	{ "posix_spawn", "glibc posix_spawn() (+ addclosefrom_np)", NULL, NULL, 0, spawn_posix_spawn },
 	{ "clone3", "clone3(CLONE_VM|CLONE_VFORK|CLONE_PIDFD) + close_range() + execve()", NULL,
 	  NULL, 0, spawn_clone3 },
+	{ "clone3-files", "clone3(... |CLONE_FILES) + close_range(CLOSE_RANGE_UNSHARE) + execve()",
+	  NULL, NULL, 0, spawn_clone3_files },
 	{ "pidfd_spawn_run", "pidfd_open(0, PIDFD_EMPTY) + pidfd_spawn_run() (+ CLOSE_RANGE action)",
 	  builder_unavailable, NULL, 0, spawn_builder },
 	{ "lib-builder", "libpidfdspawn posix_spawn(), builder backend", lib_builder_unavailable,
