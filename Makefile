@@ -15,8 +15,8 @@ tree:           ## extract the source and apply the series (build/linux)
 	workspace/prepare-tree
 export-series:  ## write build/linux's commits back into series/
 	workspace/export-series
-clean:          ## remove build/ (kernel tree, outputs, VM logs)
-	rm -rf build
+clean:          ## remove build/ (kernel tree, outputs, VM logs); refuses unexported kernel commits (FORCE=1 overrides)
+	workspace/clean $(if $(FORCE),--force)
 
 .PHONY: bench bench-quick
 bench:          ## spawn benchmarks on the bench kernel in QEMU; table + plots in bench/results
