@@ -472,10 +472,12 @@ static void print_rows(FILE *out, const struct options *o, struct samples *s)
 			}
 			fprintf(out, "%.1f\t%.1f\t%.1f\t", sum[k][i].median, sum[k][i].p10,
 				sum[k][i].p90);
-			if (baseline >= 0)
-				fprintf(out, "%.3f\t-\n", sum[k][i].median / sum[k][baseline].median);
-			else
+			if (baseline < 0)
 				fprintf(out, "n/a\t" BASELINE " not run\n");
+			else if (sum[k][baseline].median <= 0)
+				fprintf(out, "n/a\t" BASELINE "'s median is 0 (clock too coarse)\n");
+			else
+				fprintf(out, "%.3f\t-\n", sum[k][i].median / sum[k][baseline].median);
 		}
 	}
 	fflush(out);
