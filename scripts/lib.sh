@@ -12,12 +12,13 @@ SERIES_DIR=$TOP/series
 KSRC_PKG=linux-source-6.12
 KSRC_PIN=6.12.118-1~deb12u1
 
-# Packages every step needs: kernel build, QEMU, selftest build.  The kernel source is not
+# Packages every step needs: kernel build, QEMU, selftest build (gcc-multilib for the
+# 32-bit pidfd_spawn_compat selftest).  The kernel source is not
 # here: prepare-tree installs it pinned (installing it unpinned first would make the pin a
 # downgrade as soon as Debian publishes a newer 6.12).
 HOST_PACKAGES="build-essential bc bison flex libelf-dev libssl-dev dwarves
 	cpio xz-utils rsync ccache git python3 qemu-system-x86 libcap-dev libmount-dev
-	libcap-ng-dev libnuma-dev"
+	libcap-ng-dev libnuma-dev gcc-multilib"
 
 # The identity of commits made in the kernel tree, by the scripts and by you (prepare-tree
 # writes it into build/linux/.git/config; your global git configuration is not needed).
