@@ -7,16 +7,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 
-static long raw_syscall3(long nr, long a, long b, long c)
-{
-	long ret;
-
-	asm volatile("syscall"
-		     : "=a"(ret)
-		     : "0"(nr), "D"(a), "S"(b), "d"(c)
-		     : "rcx", "r11", "memory");
-	return ret;
-}
+#include "rawsys.h"
 
 void _start(void) __attribute__((noreturn, used));
 void _start(void)

@@ -7,16 +7,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 
-static long raw_syscall3(long nr, long a, long b, long c)
-{
-	long ret;
-
-	asm volatile("syscall"
-		     : "=a"(ret)
-		     : "0"(nr), "D"(a), "S"(b), "d"(c)
-		     : "rcx", "r11", "memory");
-	return ret;
-}
+#include "rawsys.h"
 
 /* Called from _start with the initial stack pointer: argc, argv[], NULL, envp[]. */
 void helper_main(long *sp) __attribute__((noreturn, used));
