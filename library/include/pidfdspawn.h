@@ -31,16 +31,45 @@ extern "C" {
 #define PIDFD_EMPTY (1U << 27)
 #endif
 
-#define PIDFDSPAWN_CONFIG_SET_STRING	0
-#define PIDFDSPAWN_CONFIG_KEY_PATH	"path"
+/* pidfd_config() commands: how the value of a key is passed. */
+#define PIDFDSPAWN_CONFIG_SET_STRING	0	/* value: string, aux 0 */
+#define PIDFDSPAWN_CONFIG_SET_FLAG	1	/* value NULL, aux 0 */
+#define PIDFDSPAWN_CONFIG_SET_BINARY	2	/* value: aux bytes */
+#define PIDFDSPAWN_CONFIG_SET_FD	3	/* value NULL, aux: an fd */
+#define PIDFDSPAWN_CONFIG_SET_INT	4	/* value NULL, aux: the int */
+#define PIDFDSPAWN_CONFIG_QUERY		5	/* fd -1; see pidfdspawn_probe */
+
+/* pidfd_config() keys, with the command each takes. */
+#define PIDFDSPAWN_CONFIG_KEY_PATH		"path"		/* SET_STRING */
+#define PIDFDSPAWN_CONFIG_KEY_SEARCH_PATH	"search-path"	/* SET_STRING */
+#define PIDFDSPAWN_CONFIG_KEY_EXEC_FD		"exec-fd"	/* SET_FD */
+#define PIDFDSPAWN_CONFIG_KEY_SIGMASK		"sigmask"	/* SET_BINARY */
+#define PIDFDSPAWN_CONFIG_KEY_SIGDEFAULT	"sigdefault"	/* SET_BINARY */
+#define PIDFDSPAWN_CONFIG_KEY_PGROUP		"pgroup"	/* SET_INT */
+#define PIDFDSPAWN_CONFIG_KEY_SETSID		"setsid"	/* SET_FLAG */
+#define PIDFDSPAWN_CONFIG_KEY_RESETIDS		"resetids"	/* SET_FLAG */
+#define PIDFDSPAWN_CONFIG_KEY_SCHED_POLICY	"sched-policy"	/* SET_INT */
+#define PIDFDSPAWN_CONFIG_KEY_SCHED_PRIORITY	"sched-priority" /* SET_INT */
+#define PIDFDSPAWN_CONFIG_KEY_CGROUP		"cgroup"	/* SET_FD */
+/* Size of the kernel's sigset_t, the value size of the signal-set keys. */
+#define PIDFDSPAWN_SIGSET_SIZE		8
 
 #define PIDFDSPAWN_RUN_SIZE_VER0	64
 #define PIDFDSPAWN_ACTION_SIZE_VER0	32
+#define PIDFDSPAWN_ACTION_SIZE_VER1	56	/* adds path, open_flags, mode */
+#define PIDFDSPAWN_FEATURES_SIZE_VER0	32
+
+/* flags of struct pidfdspawn_run_args */
+#define PIDFDSPAWN_RUN_CLOEXEC_DEFAULT	(1U << 0)
 
 enum pidfdspawn_action_type {
 	PIDFDSPAWN_ACTION_DUP2 = 0,
 	PIDFDSPAWN_ACTION_CLOSE_RANGE = 1,
 	PIDFDSPAWN_ACTION_FCHDIR = 2,
+	PIDFDSPAWN_ACTION_OPEN = 3,
+	PIDFDSPAWN_ACTION_CLOSE = 4,
+	PIDFDSPAWN_ACTION_CHDIR = 5,
+	PIDFDSPAWN_ACTION_TCSETPGRP = 6,
 };
 
 /* Same layout as struct pidfd_spawn_run_args (64 bytes). */
@@ -56,13 +85,30 @@ struct pidfdspawn_run_args {
 	uint64_t reserved[2];
 };
 
-/* Same layout as struct pidfd_spawn_action (32 bytes). */
+/*
+ * Same layout as struct pidfd_spawn_action, version 1 (56 bytes).  Kernels
+ * that only know the 32-byte version 0 accept these records as long as
+ * path, open_flags and mode are zero (an extensible struct's zero tail).
+ */
 struct pidfdspawn_action {
 	uint32_t type;
 	uint32_t flags;
 	uint32_t fd;
 	uint32_t newfd;
 	uint64_t reserved[2];
+	/* PIDFDSPAWN_ACTION_SIZE_VER0 ends here */
+	uint64_t path __attribute__((aligned(8)));
+	uint64_t open_flags;
+	uint64_t mode;
+};
+
+/* Same layout as struct pidfd_spawn_features (32 bytes). */
+struct pidfdspawn_features {
+	uint64_t actions;	/* bit n: action type n is known */
+	uint64_t run_flags;	/* known PIDFDSPAWN_RUN_* flags */
+	uint64_t config_cmds;	/* bit n: pidfd_config command n is known */
+	uint32_t action_size;	/* largest action record fully interpreted */
+	uint32_t run_size;	/* largest run argument block interpreted */
 };
 
 /* ---- Layer 1: system call wrappers (-1 and errno on failure) ---------- */
@@ -93,9 +139,16 @@ enum pidfdspawn_feature {
 	PIDFDSPAWN_FEAT_RESETIDS	= 1u << 11,
 	PIDFDSPAWN_FEAT_SCHEDULER	= 1u << 12,
 	PIDFDSPAWN_FEAT_CGROUP		= 1u << 13,
-	PIDFDSPAWN_FEAT_PATH_SEARCH	= 1u << 14,
+	PIDFDSPAWN_FEAT_PATH_SEARCH	= 1u << 14, /* "search-path" key */
+	PIDFDSPAWN_FEAT_CLOSE		= 1u << 15, /* the CLOSE action */
+	PIDFDSPAWN_FEAT_CLOEXEC_DEFAULT	= 1u << 16, /* run flag */
 };
-#define PIDFDSPAWN_FEAT_COUNT 15
+#define PIDFDSPAWN_FEAT_COUNT 17
+/*
+ * Never found by the probe: a request that needs it (an open flag the
+ * library does not know) always goes to the fallback.
+ */
+#define PIDFDSPAWN_FEAT_UNSUPPORTED	(1u << 31)
 
 /*
  * The features the running kernel supports, found by asking the kernel
@@ -124,7 +177,13 @@ enum pidfdspawn_backend {
  */
 enum pidfdspawn_backend pidfdspawn_last_backend(void);
 const char *pidfdspawn_backend_name(enum pidfdspawn_backend backend);
-/* The features a request needs from the builder (0 for a plain spawn). */
+/*
+ * The features a request needs from the running kernel's builder
+ * (PIDFDSPAWN_FEAT_BUILDER alone for a plain spawn).  Where the library
+ * has two ways to do something (a close as CLOSE or as CLOSE_RANGE, a
+ * PATH search in the kernel or around it) the answer names the one the
+ * library uses on this kernel, so it depends on pidfdspawn_probe().
+ */
 uint32_t pidfdspawn_request_features(const posix_spawn_file_actions_t *fa,
 				     const posix_spawnattr_t *attr, int use_path);
 
@@ -165,6 +224,15 @@ int pidfdspawn_builder_run(struct pidfdspawn_builder *b, pid_t *pid,
 #ifndef POSIX_SPAWN_SETCGROUP
 #define POSIX_SPAWN_SETCGROUP 0x100
 #endif
+/*
+ * libpidfdspawn extension (the value and meaning of XNU's
+ * POSIX_SPAWN_CLOEXEC_DEFAULT): the child inherits only the descriptors
+ * that the file actions place (adddup2 targets, addopen targets without
+ * O_CLOEXEC) and that are still open at exec; every other descriptor of
+ * the caller is treated as close-on-exec, stdin/stdout/stderr included.
+ * glibc's posix_spawnattr_setflags() rejects it with EINVAL.
+ */
+#define POSIX_SPAWN_CLOEXEC_DEFAULT_NP 0x4000
 
 /* <spawn.h> declares these only with _GNU_SOURCE/_DEFAULT_SOURCE. */
 int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *__restrict fa,

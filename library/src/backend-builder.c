@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The builder backend: one posix_spawn request becomes one (or, for a PATH
- * search, one per candidate) pidfd_open(0, PIDFD_EMPTY) + pidfd_spawn_run().
+ * The builder backend: one posix_spawn request becomes one
+ * pidfd_open(0, PIDFD_EMPTY), a pidfd_config() per attribute (and for
+ * posix_spawnp's "search-path") and one pidfd_spawn_run().  On kernels
+ * that cannot search PATH, posix_spawnp runs one builder per candidate.
  * Only called for requests whose features the probe found.
  */
 #include <errno.h>
@@ -14,7 +16,7 @@
 #include "internal.h"
 
 /* Translate the posix_spawn actions into the kernel's action records. */
-static int encode_actions(const struct pfs_request *req,
+static int encode_actions(const struct pfs_request *req, uint32_t have,
 			  struct pidfdspawn_action *out)
 {
 	for (int i = 0; i < req->nr_actions; i++) {
@@ -23,23 +25,48 @@ static int encode_actions(const struct pfs_request *req,
 
 		memset(k, 0, sizeof(*k));
 		switch (a->kind) {
+		case PFS_ACT_OPEN:
+			k->type = PIDFDSPAWN_ACTION_OPEN;
+			k->newfd = (uint32_t)a->fd;
+			k->path = (uintptr_t)a->path;
+			k->open_flags = (unsigned int)a->oflag;
+			/*
+			 * open(2) uses the mode only when it creates, and
+			 * then only these bits; the OPEN action rejects others.
+			 */
+			k->mode = a->mode & 07777;
+			break;
+		case PFS_ACT_CLOSE:
+			if (have & PIDFDSPAWN_FEAT_CLOSE) {
+				/* glibc's rule: EBADF only beyond RLIMIT_NOFILE */
+				k->type = PIDFDSPAWN_ACTION_CLOSE;
+				k->fd = (uint32_t)a->fd;
+				break;
+			}
+			/* close_range() ignores an unopened fd, as glibc does. */
+			k->type = PIDFDSPAWN_ACTION_CLOSE_RANGE;
+			k->fd = k->newfd = (uint32_t)a->fd;
+			break;
 		case PFS_ACT_DUP2:
 			k->type = PIDFDSPAWN_ACTION_DUP2;
 			k->fd = (uint32_t)a->fd;
 			k->newfd = (uint32_t)a->newfd;
 			break;
-		case PFS_ACT_CLOSE:
-			/* close_range() ignores an unopened fd, as glibc does. */
-			k->type = PIDFDSPAWN_ACTION_CLOSE_RANGE;
-			k->fd = k->newfd = (uint32_t)a->fd;
+		case PFS_ACT_CHDIR:
+			k->type = PIDFDSPAWN_ACTION_CHDIR;
+			k->path = (uintptr_t)a->path;
+			break;
+		case PFS_ACT_FCHDIR:
+			k->type = PIDFDSPAWN_ACTION_FCHDIR;
+			k->fd = (uint32_t)a->fd;
 			break;
 		case PFS_ACT_CLOSEFROM:
 			k->type = PIDFDSPAWN_ACTION_CLOSE_RANGE;
 			k->fd = (uint32_t)a->fd;
 			k->newfd = ~0u;
 			break;
-		case PFS_ACT_FCHDIR:
-			k->type = PIDFDSPAWN_ACTION_FCHDIR;
+		case PFS_ACT_TCSETPGRP:
+			k->type = PIDFDSPAWN_ACTION_TCSETPGRP;
 			k->fd = (uint32_t)a->fd;
 			break;
 		default:
@@ -65,11 +92,74 @@ static int reap_failed_child(int fd)
 }
 
 struct run_plan {
-	char *const *argv;
-	char *const *envp;
+	const struct pfs_request *req;
 	struct pidfdspawn_action *actions;
 	int nr_actions;
+	uint32_t run_flags;
+	const char *search_path;	/* the kernel's PATH search, or NULL */
 };
+
+static int config(int fd, unsigned int cmd, const char *key,
+		  const void *value, int aux)
+{
+	return pidfdspawn_config(fd, cmd, key, value, aux) < 0 ? errno : 0;
+}
+
+/*
+ * Stage the attributes on a fresh builder; the kernel applies them in
+ * glibc's order (signal defaults, scheduling, setsid, process group,
+ * ids, then the file actions, then the mask).  Without SETSIGMASK the
+ * kernel gives the child the caller's mask, as glibc does.  A signal
+ * set is passed as the kernel's 64-bit sigset_t: the first word of
+ * glibc's.  0 or an error number; an error leaves no task behind.
+ */
+static int configure(int fd, const struct run_plan *plan)
+{
+	const struct pfs_attr *at = plan->req->attr;
+	short flags = at->flags;
+	int err = 0;
+
+	if (plan->search_path)
+		err = config(fd, PIDFDSPAWN_CONFIG_SET_STRING,
+			     PIDFDSPAWN_CONFIG_KEY_SEARCH_PATH,
+			     plan->search_path, 0);
+	if (!err && (flags & POSIX_SPAWN_SETSIGDEF))
+		err = config(fd, PIDFDSPAWN_CONFIG_SET_BINARY,
+			     PIDFDSPAWN_CONFIG_KEY_SIGDEFAULT, &at->sigdef,
+			     PIDFDSPAWN_SIGSET_SIZE);
+	if (!err && (flags & POSIX_SPAWN_SETSIGMASK))
+		err = config(fd, PIDFDSPAWN_CONFIG_SET_BINARY,
+			     PIDFDSPAWN_CONFIG_KEY_SIGMASK, &at->sigmask,
+			     PIDFDSPAWN_SIGSET_SIZE);
+	if (!err && (flags & POSIX_SPAWN_SETSCHEDULER)) {
+		/* sched_setscheduler(0, policy, &sp) */
+		err = config(fd, PIDFDSPAWN_CONFIG_SET_INT,
+			     PIDFDSPAWN_CONFIG_KEY_SCHED_POLICY, NULL,
+			     at->policy);
+		if (!err)
+			err = config(fd, PIDFDSPAWN_CONFIG_SET_INT,
+				     PIDFDSPAWN_CONFIG_KEY_SCHED_PRIORITY, NULL,
+				     at->sp.sched_priority);
+	} else if (!err && (flags & POSIX_SPAWN_SETSCHEDPARAM)) {
+		/* alone: sched_setparam(0, &sp) */
+		err = config(fd, PIDFDSPAWN_CONFIG_SET_INT,
+			     PIDFDSPAWN_CONFIG_KEY_SCHED_PRIORITY, NULL,
+			     at->sp.sched_priority);
+	}
+	if (!err && (flags & POSIX_SPAWN_SETSID))
+		err = config(fd, PIDFDSPAWN_CONFIG_SET_FLAG,
+			     PIDFDSPAWN_CONFIG_KEY_SETSID, NULL, 0);
+	if (!err && (flags & POSIX_SPAWN_SETPGROUP))
+		err = config(fd, PIDFDSPAWN_CONFIG_SET_INT,
+			     PIDFDSPAWN_CONFIG_KEY_PGROUP, NULL, at->pgrp);
+	if (!err && (flags & POSIX_SPAWN_RESETIDS))
+		err = config(fd, PIDFDSPAWN_CONFIG_SET_FLAG,
+			     PIDFDSPAWN_CONFIG_KEY_RESETIDS, NULL, 0);
+	if (!err && (flags & POSIX_SPAWN_SETCGROUP))
+		err = config(fd, PIDFDSPAWN_CONFIG_SET_FD,
+			     PIDFDSPAWN_CONFIG_KEY_CGROUP, NULL, at->cgroup);
+	return err;
+}
 
 /*
  * One spawn attempt of @path.  A run that failed with EINTR before any
@@ -77,13 +167,15 @@ struct run_plan {
  * fresh builder, so posix_spawn never returns EINTR.
  */
 static int run_path(const char *path, const struct run_plan *plan,
-		    int want_pidfd, struct pfs_result *res)
+		    struct pfs_result *res)
 {
 	static char *const no_args[] = { NULL };
+	const struct pfs_request *req = plan->req;
 	struct pidfdspawn_run_args args = {
+		.flags = plan->run_flags,
 		.path = (uintptr_t)path,
-		.argv = (uintptr_t)(plan->argv ? plan->argv : no_args),
-		.envp = (uintptr_t)plan->envp,
+		.argv = (uintptr_t)(req->argv ? req->argv : no_args),
+		.envp = (uintptr_t)req->envp,
 		.nr_actions = (uint32_t)plan->nr_actions,
 		.actions = plan->nr_actions ? (uintptr_t)plan->actions : 0,
 		.action_size = plan->nr_actions ? sizeof(*plan->actions) : 0,
@@ -95,10 +187,15 @@ static int run_path(const char *path, const struct run_plan *plan,
 		fd = pidfdspawn_open_empty(0);
 		if (fd < 0)
 			return errno;
+		err = configure(fd, plan);
+		if (err) {
+			close(fd);
+			return err;
+		}
 		pid = pidfdspawn_run(fd, &args, sizeof(args));
 		if (pid > 0) {
 			res->pid = pid;
-			if (want_pidfd)
+			if (req->want_pidfd)
 				res->pidfd = fd;
 			else
 				close(fd);
@@ -113,10 +210,13 @@ static int run_path(const char *path, const struct run_plan *plan,
 	}
 }
 
-/* posix_spawnp around the builder: glibc's execvpe rules, see pathsearch.c. */
-static int search_and_run(const struct pfs_request *req,
-			  const struct run_plan *plan, struct pfs_result *res)
+/*
+ * posix_spawnp around the builder, for kernels without "search-path" (or a
+ * PATH too long for it): glibc's execvpe rules, see pathsearch.c.
+ */
+static int search_and_run(const struct run_plan *plan, struct pfs_result *res)
 {
+	const struct pfs_request *req = plan->req;
 	char buf[PFS_PATH_BUF];
 	struct pfs_path_walk walk;
 	int got_eacces = 0, last = ENOENT, relative;
@@ -129,13 +229,13 @@ static int search_and_run(const struct pfs_request *req,
 		/*
 		 * An absolute candidate that does not exist would only make
 		 * the child fail with the same error: skip creating it.
-		 * Relative ones resolve after the child's fchdir actions.
+		 * Relative ones resolve after the child's chdir actions.
 		 */
 		if (!relative && stat(buf, &st) < 0 &&
 		    pfs_path_error_continues(errno))
 			err = errno;
 		else
-			err = run_path(buf, plan, req->want_pidfd, res);
+			err = run_path(buf, plan, res);
 		if (!err)
 			return 0;
 		if (!pfs_path_error_continues(err))
@@ -149,25 +249,35 @@ static int search_and_run(const struct pfs_request *req,
 int pfs_builder_spawn(const struct pfs_request *req, struct pfs_result *res)
 {
 	struct pidfdspawn_action small[16], *actions = small;
+	uint32_t have = pidfdspawn_probe();
 	struct run_plan plan = {
-		.argv = req->argv,
-		.envp = req->envp,
+		.req = req,
 		.nr_actions = req->nr_actions,
 	};
 	int err;
 
+	/* clone3() refuses a cgroup fd above INT_MAX (glibc's EINVAL). */
+	if ((req->attr->flags & POSIX_SPAWN_SETCGROUP) && req->attr->cgroup < 0)
+		return EINVAL;
+	if (req->attr->flags & POSIX_SPAWN_CLOEXEC_DEFAULT_NP)
+		plan.run_flags |= PIDFDSPAWN_RUN_CLOEXEC_DEFAULT;
 	if (req->nr_actions > (int)(sizeof(small) / sizeof(small[0]))) {
 		actions = calloc((size_t)req->nr_actions, sizeof(*actions));
 		if (!actions)
 			return ENOMEM;
 	}
 	plan.actions = actions;
-	err = encode_actions(req, actions);
+	err = encode_actions(req, have, actions);
 	if (!err) {
-		if (req->use_path && !strchr(req->file, '/'))
-			err = search_and_run(req, &plan, res);
-		else
-			err = run_path(req->file, &plan, req->want_pidfd, res);
+		if (!pfs_searches(req)) {
+			err = run_path(req->file, &plan, res);
+		} else if (pfs_kernel_search(req, have)) {
+			/* One run; the child searches after its file actions. */
+			plan.search_path = req->search_path;
+			err = run_path(req->file, &plan, res);
+		} else {
+			err = search_and_run(&plan, res);
+		}
 	}
 	if (actions != small)
 		free(actions);

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -47,10 +48,17 @@ struct pfs_clone_args {
 	uint64_t cgroup;
 };
 
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
 struct child_ctx {
 	const struct pfs_request *req;
 	sigset_t parent_mask;		/* restored before exec */
 	int handlers_cleared;		/* CLONE_CLEAR_SIGHAND did it */
+	/* POSIX_SPAWN_CLOEXEC_DEFAULT_NP: the action targets, sorted, unique */
+	const int *keep;
+	int nr_keep;
 	volatile int err;		/* written by the child */
 	char path_buf[PFS_PATH_BUF];
 };
@@ -113,8 +121,13 @@ static int child_open(const struct pfs_action *a)
 	fd = open(a->path, a->oflag, a->mode);
 	if (fd < 0)
 		return -1;
+	/*
+	 * The target is close-on-exec exactly when oflag has O_CLOEXEC, as
+	 * with the builder's OPEN (glibc's dup2 here loses the flag).
+	 */
 	if (fd != a->fd) {
-		if (dup2(fd, a->fd) != a->fd || close(fd) < 0)
+		if (dup3(fd, a->fd, a->oflag & O_CLOEXEC) != a->fd ||
+		    close(fd) < 0)
 			return -1;
 	}
 	return 0;
@@ -161,6 +174,45 @@ static int child_action(const struct pfs_action *a, const struct pfs_attr *at)
 	return -1;
 }
 
+/* Mark close-on-exec every fd in [first, last]. */
+static int child_cloexec_range(unsigned int first, unsigned int last)
+{
+	unsigned int max;
+
+	if (syscall(__NR_close_range, first, last, CLOSE_RANGE_CLOEXEC) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -1;
+	/* Before Linux 5.11: one fcntl per possible fd. */
+	max = (unsigned int)getdtablesize();
+	for (unsigned int fd = first; fd <= last && fd < max; fd++) {
+		int flags = fcntl((int)fd, F_GETFD);
+
+		if (flags >= 0 && !(flags & FD_CLOEXEC))
+			fcntl((int)fd, F_SETFD, flags | FD_CLOEXEC);
+	}
+	return 0;
+}
+
+/*
+ * POSIX_SPAWN_CLOEXEC_DEFAULT_NP after the file actions: every fd that no
+ * action placed becomes close-on-exec; the placed ones keep the flag their
+ * action gave them (clear after dup2, O_CLOEXEC's after an open).
+ */
+static int child_cloexec_default(const struct child_ctx *c)
+{
+	unsigned int first = 0;
+
+	for (int i = 0; i < c->nr_keep; i++) {
+		unsigned int keep = (unsigned int)c->keep[i];
+
+		if (keep > first && child_cloexec_range(first, keep - 1) < 0)
+			return -1;
+		first = keep + 1;
+	}
+	return child_cloexec_range(first, ~0u);
+}
+
 static void child_exec_search(struct child_ctx *c)
 {
 	const struct pfs_request *req = c->req;
@@ -191,6 +243,9 @@ static int child_main(void *arg)
 	for (int i = 0; i < req->nr_actions; i++)
 		if (child_action(&req->actions[i], req->attr) < 0)
 			goto fail;
+	if ((req->attr->flags & POSIX_SPAWN_CLOEXEC_DEFAULT_NP) &&
+	    child_cloexec_default(c) < 0)
+		goto fail;
 	if (req->attr->flags & POSIX_SPAWN_SETSIGMASK)
 		mask = &req->attr->sigmask;
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, mask, NULL, _NSIG / 8);
@@ -244,18 +299,58 @@ out:
 	return ret;
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The fds the file actions place, sorted and unique, for the child. */
+static int *placed_fds(const struct pfs_request *req, int *nr)
+{
+	int *keep = malloc(((size_t)req->nr_actions + 1) * sizeof(*keep));
+	int n = 0, unique = 0;
+
+	if (!keep)
+		return NULL;
+	for (int i = 0; i < req->nr_actions; i++) {
+		const struct pfs_action *a = &req->actions[i];
+
+		if (a->kind == PFS_ACT_OPEN)
+			keep[n++] = a->fd;
+		else if (a->kind == PFS_ACT_DUP2)
+			keep[n++] = a->newfd;
+	}
+	qsort(keep, (size_t)n, sizeof(*keep), cmp_int);
+	for (int i = 0; i < n; i++)
+		if (!unique || keep[unique - 1] != keep[i])
+			keep[unique++] = keep[i];
+	*nr = unique;
+	return keep;
+}
+
 int pfs_fallback_spawn(const struct pfs_request *req, struct pfs_result *res)
 {
 	struct child_ctx c = { .req = req, .err = 0 };
 	sigset_t all;
-	int cancel_state, pidfd = -1, err = 0;
+	int cancel_state, pidfd = -1, err = 0, *keep = NULL;
 	pid_t pid;
 	char *stack;
 
+	if (req->attr->flags & POSIX_SPAWN_CLOEXEC_DEFAULT_NP) {
+		keep = placed_fds(req, &c.nr_keep);
+		if (!keep)
+			return ENOMEM;
+		c.keep = keep;
+	}
 	stack = mmap(NULL, CHILD_STACK_SIZE, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-	if (stack == MAP_FAILED)
-		return errno;
+	if (stack == MAP_FAILED) {
+		err = errno;
+		free(keep);
+		return err;
+	}
 
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
 	sigfillset(&all);
@@ -281,5 +376,6 @@ int pfs_fallback_spawn(const struct pfs_request *req, struct pfs_result *res)
 	pthread_sigmask(SIG_SETMASK, &c.parent_mask, NULL);
 	pthread_setcancelstate(cancel_state, NULL);
 	munmap(stack, CHILD_STACK_SIZE);
+	free(keep);
 	return err;
 }

@@ -3,10 +3,12 @@
 #ifndef PIDFDSPAWN_INTERNAL_H
 #define PIDFDSPAWN_INTERNAL_H
 
+#include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "pidfdspawn.h"
 
@@ -75,7 +77,21 @@ struct pfs_file_actions {
 		       POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | \
 		       POSIX_SPAWN_SETSCHEDPARAM | POSIX_SPAWN_SETSCHEDULER | \
 		       POSIX_SPAWN_USEVFORK | POSIX_SPAWN_SETSID | \
-		       POSIX_SPAWN_SETCGROUP)
+		       POSIX_SPAWN_SETCGROUP | POSIX_SPAWN_CLOEXEC_DEFAULT_NP)
+
+/*
+ * The open(2) flags the builder's OPEN action is known to take (the
+ * kernel's VALID_OPEN_FLAGS; O_LARGEFILE as the kernel spells it, glibc
+ * defines it as 0 on 64-bit).  open(2) ignores other bits while the OPEN
+ * action rejects them, so a request with other bits uses the fallback.
+ */
+#define PFS_KERNEL_O_LARGEFILE 0100000
+#define PFS_OPEN_FLAGS (O_ACCMODE | O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | \
+			O_APPEND | O_NONBLOCK | O_DSYNC | O_ASYNC | O_DIRECT | \
+			PFS_KERNEL_O_LARGEFILE | O_DIRECTORY | O_NOFOLLOW | \
+			O_NOATIME | O_CLOEXEC | O_SYNC | O_PATH | O_TMPFILE)
+/* The "search-path" key takes strings shorter than this. */
+#define PFS_SEARCH_PATH_MAX 65536
 
 /* Everything one posix_spawn-family call asked for. */
 struct pfs_request {
@@ -110,6 +126,13 @@ static inline const struct pfs_attr *pfs_at(const posix_spawnattr_t *a)
 
 /* probe.c */
 uint32_t pfs_request_needs(const struct pfs_request *req);
+/* posix_spawnp with a name to search for (no '/' in it). */
+static inline int pfs_searches(const struct pfs_request *req)
+{
+	return req->use_path && !strchr(req->file, '/');
+}
+/* Whether the builder backend lets the kernel search PATH ("search-path"). */
+int pfs_kernel_search(const struct pfs_request *req, uint32_t have);
 
 /* pathsearch.c: next candidate of a PATH walk, no allocation. */
 struct pfs_path_walk {

@@ -4,14 +4,21 @@
  * asking the kernel, never from a version number.  Computed once per
  * process under pthread_once and cached.
  *
- * Methods are tried in order until one answers.  Today there is one: it
- * consumes a throwaway builder per action type, with an action whose flags
- * no known type accepts, and reads the kernel's verdict: EOPNOTSUPP means
- * "unknown type", EINVAL means "known type, bad fields".  The kernel checks
- * the whole action array before any task exists, so no child is created.
- * When the kernel grows a discovery interface, a method that queries it
- * goes first in probe_methods[] and the consuming probe stays as the
- * fallback for older kernels.
+ * Methods are tried in order until one answers:
+ *   1. the discovery interface: pidfd_config(-1, PIDFD_CONFIG_QUERY, NULL,
+ *      &features, sizeof(features)) names the known action types, run
+ *      flags and pidfd_config commands, and a query per key,
+ *      pidfd_config(-1, PIDFD_CONFIG_QUERY, key, NULL, 0), returns the
+ *      command the key takes.  No builder is needed and nothing is
+ *      consumed.  EOPNOTSUPP (an unknown command: the RFC kernel) hands
+ *      over to the next method; any other error means no builder at all;
+ *   2. for kernels without it: consume a throwaway builder per action
+ *      type, with an action whose flags no known type accepts, and read the
+ *      kernel's verdict: EOPNOTSUPP means "unknown type", EINVAL means
+ *      "known type, bad fields".  The kernel checks the whole action array
+ *      before any task exists, so no child is created.  Keys are only
+ *      discovered by the query (the RFC's builder knows none but "path"),
+ *      so this finds no attribute and no PATH search.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -27,16 +34,84 @@ struct action_probe {
 	uint32_t type;
 };
 
-/*
- * Action types with a published number.  OPEN, CHDIR, TCSETPGRP and the
- * attributes have none yet; they are added here (and to the builder
- * backend's encoder) when the UAPI defines them.
- */
+/* Every action type with a published number, and its feature. */
 static const struct action_probe action_probes[] = {
 	{ PIDFDSPAWN_FEAT_DUP2, PIDFDSPAWN_ACTION_DUP2 },
 	{ PIDFDSPAWN_FEAT_CLOSE_RANGE, PIDFDSPAWN_ACTION_CLOSE_RANGE },
 	{ PIDFDSPAWN_FEAT_FCHDIR, PIDFDSPAWN_ACTION_FCHDIR },
+	{ PIDFDSPAWN_FEAT_OPEN, PIDFDSPAWN_ACTION_OPEN },
+	{ PIDFDSPAWN_FEAT_CLOSE, PIDFDSPAWN_ACTION_CLOSE },
+	{ PIDFDSPAWN_FEAT_CHDIR, PIDFDSPAWN_ACTION_CHDIR },
+	{ PIDFDSPAWN_FEAT_TCSETPGRP, PIDFDSPAWN_ACTION_TCSETPGRP },
 };
+#define NR_ACTION_PROBES (sizeof(action_probes) / sizeof(action_probes[0]))
+
+/* The configuration keys the library uses, and the feature each gives. */
+static const struct key_probe {
+	const char *key;
+	unsigned int cmd;
+	uint32_t feature;	/* needs every key listed for it */
+} key_probes[] = {
+	{ PIDFDSPAWN_CONFIG_KEY_SEARCH_PATH, PIDFDSPAWN_CONFIG_SET_STRING,
+	  PIDFDSPAWN_FEAT_PATH_SEARCH },
+	{ PIDFDSPAWN_CONFIG_KEY_SIGMASK, PIDFDSPAWN_CONFIG_SET_BINARY,
+	  PIDFDSPAWN_FEAT_SIGMASK },
+	{ PIDFDSPAWN_CONFIG_KEY_SIGDEFAULT, PIDFDSPAWN_CONFIG_SET_BINARY,
+	  PIDFDSPAWN_FEAT_SIGDEF },
+	{ PIDFDSPAWN_CONFIG_KEY_PGROUP, PIDFDSPAWN_CONFIG_SET_INT,
+	  PIDFDSPAWN_FEAT_PGROUP },
+	{ PIDFDSPAWN_CONFIG_KEY_SETSID, PIDFDSPAWN_CONFIG_SET_FLAG,
+	  PIDFDSPAWN_FEAT_SETSID },
+	{ PIDFDSPAWN_CONFIG_KEY_RESETIDS, PIDFDSPAWN_CONFIG_SET_FLAG,
+	  PIDFDSPAWN_FEAT_RESETIDS },
+	{ PIDFDSPAWN_CONFIG_KEY_SCHED_POLICY, PIDFDSPAWN_CONFIG_SET_INT,
+	  PIDFDSPAWN_FEAT_SCHEDULER },
+	{ PIDFDSPAWN_CONFIG_KEY_SCHED_PRIORITY, PIDFDSPAWN_CONFIG_SET_INT,
+	  PIDFDSPAWN_FEAT_SCHEDULER },
+	{ PIDFDSPAWN_CONFIG_KEY_CGROUP, PIDFDSPAWN_CONFIG_SET_FD,
+	  PIDFDSPAWN_FEAT_CGROUP },
+};
+
+/* 0 and *mask set, or an error number when this method cannot answer. */
+static int probe_by_query(uint32_t *mask)
+{
+	struct pidfdspawn_features f;
+	uint32_t found = PIDFDSPAWN_FEAT_BUILDER, keys = 0, bad = 0;
+
+	memset(&f, 0, sizeof(f));
+	if (pidfdspawn_config(-1, PIDFDSPAWN_CONFIG_QUERY, NULL, &f,
+			      (int)sizeof(f)) < 0) {
+		if (errno == EOPNOTSUPP)
+			return EOPNOTSUPP;	/* no QUERY: ask differently */
+		*mask = 0;			/* ENOSYS...: no builder */
+		return 0;
+	}
+	for (size_t i = 0; i < NR_ACTION_PROBES; i++) {
+		uint32_t type = action_probes[i].type;
+
+		if (type >= 64 || !(f.actions & (1ull << type)))
+			continue;
+		/* Path-carrying records need the version 1 layout. */
+		if ((type == PIDFDSPAWN_ACTION_OPEN ||
+		     type == PIDFDSPAWN_ACTION_CHDIR) &&
+		    f.action_size < PIDFDSPAWN_ACTION_SIZE_VER1)
+			continue;
+		found |= action_probes[i].feature;
+	}
+	if (f.run_flags & PIDFDSPAWN_RUN_CLOEXEC_DEFAULT)
+		found |= PIDFDSPAWN_FEAT_CLOEXEC_DEFAULT;
+	for (size_t i = 0; i < sizeof(key_probes) / sizeof(key_probes[0]); i++) {
+		const struct key_probe *k = &key_probes[i];
+
+		keys |= k->feature;
+		if (!(f.config_cmds & (1ull << k->cmd)) ||
+		    pidfdspawn_config(-1, PIDFDSPAWN_CONFIG_QUERY, k->key, NULL,
+				      0) != (int)k->cmd)
+			bad |= k->feature;
+	}
+	*mask = found | (keys & ~bad);
+	return 0;
+}
 
 /*
  * Run a throwaway builder with one deliberately invalid action of @type:
@@ -78,8 +153,7 @@ static int probe_by_consuming_builders(uint32_t *mask)
 {
 	uint32_t found = 0;
 
-	for (size_t i = 0; i < sizeof(action_probes) / sizeof(action_probes[0]);
-	     i++) {
+	for (size_t i = 0; i < NR_ACTION_PROBES; i++) {
 		int err = try_action_type(action_probes[i].type);
 
 		if (err == EINVAL)
@@ -95,6 +169,7 @@ static int probe_by_consuming_builders(uint32_t *mask)
 typedef int (*probe_method)(uint32_t *mask);
 
 static const probe_method probe_methods[] = {
+	probe_by_query,
 	probe_by_consuming_builders,
 };
 
@@ -126,7 +201,7 @@ PFS_API uint32_t pidfdspawn_probe(void)
 static const char *const feature_names[PIDFDSPAWN_FEAT_COUNT] = {
 	"builder", "dup2", "close_range", "fchdir", "open", "chdir",
 	"tcsetpgrp", "sigmask", "sigdef", "pgroup", "setsid", "resetids",
-	"scheduler", "cgroup", "path_search",
+	"scheduler", "cgroup", "path_search", "close", "cloexec_default",
 };
 
 PFS_API const char *pidfdspawn_feature_name(uint32_t feature)
@@ -145,12 +220,17 @@ PFS_API uint32_t pidfdspawn_feature_from_name(const char *name)
 	return 0;
 }
 
-static uint32_t action_needs(const struct pfs_action *a)
+static uint32_t action_needs(const struct pfs_action *a, uint32_t have)
 {
 	switch (a->kind) {
 	case PFS_ACT_OPEN:
+		if (a->oflag & ~PFS_OPEN_FLAGS)
+			return PIDFDSPAWN_FEAT_OPEN | PIDFDSPAWN_FEAT_UNSUPPORTED;
 		return PIDFDSPAWN_FEAT_OPEN;
-	case PFS_ACT_CLOSE:	/* close_range(fd, fd): same semantics */
+	case PFS_ACT_CLOSE:
+		/* close_range(fd, fd) does the same where CLOSE is missing. */
+		return have & PIDFDSPAWN_FEAT_CLOSE ? PIDFDSPAWN_FEAT_CLOSE :
+		       PIDFDSPAWN_FEAT_CLOSE_RANGE;
 	case PFS_ACT_CLOSEFROM:
 		return PIDFDSPAWN_FEAT_CLOSE_RANGE;
 	case PFS_ACT_DUP2:
@@ -162,7 +242,7 @@ static uint32_t action_needs(const struct pfs_action *a)
 	case PFS_ACT_TCSETPGRP:
 		return PIDFDSPAWN_FEAT_TCSETPGRP;
 	}
-	return ~0u;
+	return PIDFDSPAWN_FEAT_UNSUPPORTED;
 }
 
 static uint32_t attr_needs(const struct pfs_attr *attr)
@@ -176,6 +256,7 @@ static uint32_t attr_needs(const struct pfs_attr *attr)
 		{ POSIX_SPAWN_SETSCHEDULER, PIDFDSPAWN_FEAT_SCHEDULER },
 		{ POSIX_SPAWN_SETSID, PIDFDSPAWN_FEAT_SETSID },
 		{ POSIX_SPAWN_SETCGROUP, PIDFDSPAWN_FEAT_CGROUP },
+		{ POSIX_SPAWN_CLOEXEC_DEFAULT_NP, PIDFDSPAWN_FEAT_CLOEXEC_DEFAULT },
 	};
 	uint32_t needs = 0;
 
@@ -185,22 +266,36 @@ static uint32_t attr_needs(const struct pfs_attr *attr)
 	return needs;
 }
 
+int pfs_kernel_search(const struct pfs_request *req, uint32_t have)
+{
+	return pfs_searches(req) && (have & PIDFDSPAWN_FEAT_PATH_SEARCH) &&
+	       (!req->search_path ||
+		strlen(req->search_path) < PFS_SEARCH_PATH_MAX);
+}
+
 /*
- * Builder features a request needs.  The library searches PATH itself
- * around the builder, one run per candidate, which repeats the file
- * actions for each candidate: harmless for dup2, close and fchdir, whose
- * every run starts again from the caller's state, but not for an open
- * (O_CREAT|O_EXCL, O_TRUNC, a fifo), which therefore needs the kernel's
- * own PATH search.
+ * Builder features a request needs.  Where the kernel cannot search PATH
+ * the library searches around the builder, one run per candidate, which
+ * repeats the file actions for each candidate: harmless for dup2, close
+ * and fchdir, whose every run starts again from the caller's state, but
+ * not for an open (O_CREAT|O_EXCL, O_TRUNC, a fifo), which therefore needs
+ * the kernel's own search.  A PATH too long for the kernel's search is
+ * walked by the library too, or, with an open, left to the fallback.
  */
 uint32_t pfs_request_needs(const struct pfs_request *req)
 {
+	uint32_t have = pidfdspawn_probe();
 	uint32_t needs = PIDFDSPAWN_FEAT_BUILDER | attr_needs(req->attr);
 
 	for (int i = 0; i < req->nr_actions; i++)
-		needs |= action_needs(&req->actions[i]);
-	if (req->use_path && !strchr(req->file, '/') &&
-	    (needs & PIDFDSPAWN_FEAT_OPEN))
-		needs |= PIDFDSPAWN_FEAT_PATH_SEARCH;
+		needs |= action_needs(&req->actions[i], have);
+	if (pfs_searches(req)) {
+		if (pfs_kernel_search(req, have))
+			needs |= PIDFDSPAWN_FEAT_PATH_SEARCH;
+		else if (needs & PIDFDSPAWN_FEAT_OPEN)
+			needs |= PIDFDSPAWN_FEAT_PATH_SEARCH |
+				 ((have & PIDFDSPAWN_FEAT_PATH_SEARCH) ?
+				  PIDFDSPAWN_FEAT_UNSUPPORTED : 0);
+	}
 	return needs;
 }

@@ -6,9 +6,10 @@
  *
  * Backend choice (PIDFDSPAWN_BACKEND):
  *   auto (default)  builder when the probe found every feature the request
- *                   needs, otherwise the fallback; also the fallback when
- *                   the builder refuses before creating a task with ENOSYS
- *                   or EPERM (e.g. the caller is being ptraced);
+ *                   needs (pfs_request_needs), otherwise the fallback; also
+ *                   the fallback when the builder refuses before creating a
+ *                   task with ENOSYS or EPERM (e.g. the caller is being
+ *                   ptraced);
  *   builder         the builder or ENOTSUP, never the fallback;
  *   fallback        always the fallback.
  */
@@ -65,16 +66,20 @@ static void trace(const char *fn, const struct pfs_request *req,
 		  uint32_t needs, int err, const struct pfs_result *res)
 {
 	const char *v = getenv("PIDFDSPAWN_TRACE_FD");
-	char line[PATH_MAX + 160];
+	char line[PATH_MAX + 176];
 	int fd, n;
 
 	if (!v || !*v)
 		return;
 	fd = atoi(v);
+	static const char *const modes[] = {
+		[MODE_AUTO] = "auto", [MODE_BUILDER] = "builder",
+		[MODE_FALLBACK] = "fallback", [MODE_INVALID] = "invalid",
+	};
 	n = snprintf(line, sizeof(line),
-		     "pidfdspawn: %s file=%s backend=%s needs=0x%x err=%d pid=%d\n",
+		     "pidfdspawn: %s file=%s backend=%s needs=0x%x err=%d pid=%d mode=%s\n",
 		     fn, req->file, pidfdspawn_backend_name(last_backend),
-		     needs, err, err ? -1 : (int)res->pid);
+		     needs, err, err ? -1 : (int)res->pid, modes[backend_mode()]);
 	if (n > 0)
 		(void)!write(fd, line, (size_t)n < sizeof(line) ? (size_t)n :
 			     sizeof(line) - 1);

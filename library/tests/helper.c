@@ -46,8 +46,36 @@ static unsigned long long set_bits(const sigset_t *set)
 	return bits;
 }
 
+/* tpgid (field 8 of /proc/self/stat): the foreground group of our tty. */
+static void report_tpgid(void)
+{
+	char buf[1024], *p;
+	FILE *f = fopen("/proc/self/stat", "r");
+	int tpgid = 0;
+
+	if (f && fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
+		sscanf(p + 1, " %*c %*d %*d %*d %*d %d", &tpgid);
+	if (f)
+		fclose(f);
+	printf("tpgid=%d\n", tpgid);
+}
+
+/* The cgroup v2 path ("0::/path" in /proc/self/cgroup). */
+static void report_cgroup(void)
+{
+	char line[4096];
+	FILE *f = fopen("/proc/self/cgroup", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, "0::", 3) == 0)
+			printf("cgroup=%s", line + 3);
+	if (f)
+		fclose(f);
+}
+
 int main(int argc, char **argv)
 {
+	struct sched_param sp = { 0 };
 	char cwd[4096];
 	sigset_t mask, ign;
 	struct sigaction sa;
@@ -65,6 +93,10 @@ int main(int argc, char **argv)
 	printf("uid=%d\neuid=%d\ngid=%d\negid=%d\n", getuid(), geteuid(),
 	       getgid(), getegid());
 	printf("policy=%d\n", sched_getscheduler(0));
+	sched_getparam(0, &sp);
+	printf("priority=%d\n", sp.sched_priority);
+	report_tpgid();
+	report_cgroup();
 	printf("argc=%d\nargv0=%s\n", argc, argv[0]);
 	printf("env_FOO=%s\n", getenv("FOO") ? getenv("FOO") : "(unset)");
 	fflush(stdout);

@@ -8,6 +8,84 @@
 
 #include "tap.h"
 
+/*
+ * The discovery interface, pidfd_config(-1, PIDFD_CONFIG_QUERY, ...):
+ * kernels with any feature beyond the RFC's answer it; the RFC kernel
+ * does not know the command (EOPNOTSUPP); without builders ENOSYS.
+ */
+static uint32_t rfc_features = PIDFDSPAWN_FEAT_BUILDER | PIDFDSPAWN_FEAT_DUP2 |
+			      PIDFDSPAWN_FEAT_CLOSE_RANGE | PIDFDSPAWN_FEAT_FCHDIR;
+
+/* Cases test_query() reports. */
+static int query_cases(uint32_t expect)
+{
+	return (expect & ~rfc_features) ? 4 : 1;
+}
+
+static void test_query(uint32_t expect)
+{
+	static const struct { uint32_t feature; int type; } types[] = {
+		{ PIDFDSPAWN_FEAT_DUP2, PIDFDSPAWN_ACTION_DUP2 },
+		{ PIDFDSPAWN_FEAT_CLOSE_RANGE, PIDFDSPAWN_ACTION_CLOSE_RANGE },
+		{ PIDFDSPAWN_FEAT_FCHDIR, PIDFDSPAWN_ACTION_FCHDIR },
+		{ PIDFDSPAWN_FEAT_OPEN, PIDFDSPAWN_ACTION_OPEN },
+		{ PIDFDSPAWN_FEAT_CLOSE, PIDFDSPAWN_ACTION_CLOSE },
+		{ PIDFDSPAWN_FEAT_CHDIR, PIDFDSPAWN_ACTION_CHDIR },
+		{ PIDFDSPAWN_FEAT_TCSETPGRP, PIDFDSPAWN_ACTION_TCSETPGRP },
+	};
+	struct pidfdspawn_features f;
+	char big[4097];
+	int ret, err, agree = 1;
+
+	memset(&f, 0xff, sizeof(f));
+	ret = pidfdspawn_config(-1, PIDFDSPAWN_CONFIG_QUERY, NULL, &f, sizeof(f));
+	err = ret < 0 ? errno : 0;
+	if (!(expect & PIDFDSPAWN_FEAT_BUILDER)) {
+		ok(ret < 0 && err == ENOSYS,
+		   "without the builder QUERY is ENOSYS (%s)", strerror(err));
+		return;
+	}
+	if (!(expect & ~rfc_features)) {
+		ok(ret < 0 && err == EOPNOTSUPP,
+		   "the RFC's builder does not know QUERY: EOPNOTSUPP (%s)",
+		   strerror(err));
+		return;
+	}
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		agree &= !!(f.actions & (1ull << types[i].type)) ==
+			 !!(expect & types[i].feature);
+	agree &= !!(f.run_flags & PIDFDSPAWN_RUN_CLOEXEC_DEFAULT) ==
+		 !!(expect & PIDFDSPAWN_FEAT_CLOEXEC_DEFAULT);
+	ok(ret == 0 && agree && f.action_size >= PIDFDSPAWN_ACTION_SIZE_VER1 &&
+	   f.run_size >= PIDFDSPAWN_RUN_SIZE_VER0 &&
+	   (f.config_cmds & (1u << PIDFDSPAWN_CONFIG_QUERY)),
+	   "QUERY fills the features, as expected (%d %s: actions 0x%llx run_flags "
+	   "0x%llx cmds 0x%llx sizes %u/%u)", ret, strerror(err),
+	   (unsigned long long)f.actions,
+	   (unsigned long long)f.run_flags, (unsigned long long)f.config_cmds,
+	   f.action_size, f.run_size);
+	ret = pidfdspawn_config(-1, PIDFDSPAWN_CONFIG_QUERY, "path", NULL, 0);
+	err = ret < 0 ? errno : 0;
+	ok(ret == PIDFDSPAWN_CONFIG_SET_STRING &&
+	   pidfdspawn_config(-1, PIDFDSPAWN_CONFIG_QUERY, "exec-fd", NULL, 0) ==
+	   PIDFDSPAWN_CONFIG_SET_FD,
+	   "a key QUERY returns the command the key takes (path: %d %s)", ret,
+	   strerror(err));
+	ok(pidfdspawn_config(-1, PIDFDSPAWN_CONFIG_QUERY, "no-such-key", NULL, 0) < 0 &&
+	   errno == EOPNOTSUPP &&
+	   pidfdspawn_config(0, PIDFDSPAWN_CONFIG_QUERY, NULL, &f, sizeof(f)) < 0 &&
+	   errno == EINVAL,
+	   "QUERY: an unknown key is EOPNOTSUPP, an fd other than -1 EINVAL");
+	memset(big, 0x55, sizeof(big));
+	ret = pidfdspawn_config(-1, PIDFDSPAWN_CONFIG_QUERY, NULL, big, 4096);
+	err = ret < 0 ? errno : 0;
+	ok(ret == 0 && big[40] == 0 && big[4095] == 0 && big[4096] == 0x55 &&
+	   pidfdspawn_config(-1, PIDFDSPAWN_CONFIG_QUERY, NULL, big, 4097) < 0 &&
+	   errno == E2BIG,
+	   "QUERY zeroes a larger struct's tail; above 4096 bytes E2BIG (%d %s)",
+	   ret, strerror(err));
+}
+
 int main(void)
 {
 	int have = (expected_builder_features() & PIDFDSPAWN_FEAT_BUILDER) != 0;
@@ -18,7 +96,8 @@ int main(void)
 	siginfo_t si = { 0 };
 	pid_t pid = 0;
 
-	tap_plan(8);
+	tap_plan(8 + query_cases(expected_builder_features()));
+	test_query(expected_builder_features());
 	fd = pidfdspawn_open_empty(0);
 	if (!have) {
 		ok(fd < 0 && errno == EINVAL,

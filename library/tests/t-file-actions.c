@@ -6,16 +6,30 @@
 
 static char *helper_argv[] = { "helper", NULL };
 
-/* Spawn the helper with @fa; report in @out; returns the spawn error. */
-static int run(posix_spawn_file_actions_t *fa, char *out, size_t size)
+/* Spawn @path with @fa and @attr; report in @out; the spawn error. */
+static int run_attr(const char *path, posix_spawn_file_actions_t *fa,
+		    const posix_spawnattr_t *attr, char *out, size_t size)
 {
 	int status = -1, err;
 
-	err = spawn_capture(helper_path(), 0, fa, NULL, helper_argv, environ,
+	err = spawn_capture(path, 0, fa, attr, helper_argv, environ,
 			    out, size, &status);
 	if (!err && status != 0)
 		return -1;
 	return err;
+}
+
+/* Spawn the helper with @fa; report in @out; returns the spawn error. */
+static int run(posix_spawn_file_actions_t *fa, char *out, size_t size)
+{
+	return run_attr(helper_path(), fa, NULL, out, size);
+}
+
+static long num(const char *report, const char *key)
+{
+	char buf[64];
+
+	return strtol(report_get(report, key, buf, sizeof(buf)), NULL, 10);
 }
 
 static int has_fd(const char *report, int fd)
@@ -55,6 +69,7 @@ static void test_dup2_and_close(void)
 	posix_spawn_file_actions_addclose(&fa, 250);
 	ok(run(&fa, out, sizeof(out)) == 0,
 	   "closing an fd that is not open is not an error");
+	ok_backend(&fa, NULL, 0, "close of an unopened fd");
 	close(fd);
 }
 
@@ -77,38 +92,93 @@ static void test_dup2_same_fd_clears_cloexec(void)
 	close(fd);
 }
 
+static mode_t mode_of(const char *path)
+{
+	struct stat st;
+
+	memset(&st, 0, sizeof(st));
+	stat(path, &st);
+	return st.st_mode & 07777;
+}
+
 static void test_open(void)
 {
 	posix_spawn_file_actions_t fa;
-	char out[8192], path[] = "/tmp/pfs-open-XXXXXX";
-	struct stat st;
-	int fd = mkstemp(path);
+	char out[8192], dir[] = "/tmp/pfs-open-XXXXXX", path[PATH_MAX];
+	mode_t mask = umask(022);
+	int fd, err;
 
-	close(fd);
-	unlink(path);
+	mkdtemp(dir);
+	snprintf(path, sizeof(path), "%s/created", dir);
 	fd = open("/dev/null", O_RDONLY);	/* target already open */
 	capture_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, fd, path, O_WRONLY | O_CREAT, 0604);
 	ok(run(&fa, out, sizeof(out)) == 0 && has_fd(out, fd),
 	   "addopen onto an already open fd");
 	ok_backend(&fa, NULL, 0, "addopen");
-	memset(&st, 0, sizeof(st));
-	stat(path, &st);
-	ok((st.st_mode & 0777) == (0604 & ~022 & 0777),
-	   "O_CREAT used the mode (minus umask): %o", st.st_mode & 0777);
+	ok(mode_of(path) == (0604 & ~022),
+	   "O_CREAT used the mode (minus umask): %o", mode_of(path));
+
+	capture_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, fd, path,
+					 O_WRONLY | O_CREAT | O_EXCL, 0600);
+	ok(run(&fa, out, sizeof(out)) == EEXIST && no_zombies(),
+	   "O_CREAT|O_EXCL on an existing file is EEXIST, child reaped");
+	ok_backend(&fa, NULL, 0, "addopen O_EXCL");
 	unlink(path);
+
+	/* open(2) keeps only the permission bits of a mode. */
+	capture_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 100, path, O_RDWR | O_CREAT | O_EXCL,
+					 S_IFREG | 0640);
+	err = run(&fa, out, sizeof(out));
+	ok(err == 0 && has_fd(out, 100) && mode_of(path) == 0640,
+	   "a mode with file-type bits creates with its permission bits "
+	   "(%d, %o), onto fd 100", err, mode_of(path));
+	ok_backend(&fa, NULL, 0, "addopen mode 0100640");
+
+	/* Without O_CREAT the mode means nothing, whatever it holds. */
+	capture_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 101, path, O_RDONLY, (mode_t)~0u);
+	ok(run(&fa, out, sizeof(out)) == 0 && has_fd(out, 101),
+	   "without O_CREAT any mode is ignored");
+	unlink(path);
+
+	capture_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 102, "/dev/null", O_RDONLY | O_CLOEXEC, 0);
+	ok(run(&fa, out, sizeof(out)) == 0 && !has_fd(out, 102),
+	   "an O_CLOEXEC open onto another fd number is closed at exec");
+	ok_backend(&fa, NULL, 0, "addopen O_CLOEXEC");
+
+	/* An open flag bit the library does not know: open(2) ignores it. */
+	capture_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 103, "/dev/null", O_RDONLY | 0x40000000, 0);
+	ok(run(&fa, out, sizeof(out)) == 0 && has_fd(out, 103),
+	   "an unknown open flag bit is ignored as open(2) does");
+	ok_backend(&fa, NULL, 0, "addopen with an unknown flag bit");
+
+	capture_init(&fa);
+	posix_spawn_file_actions_addchdir_np(&fa, dir);
+	posix_spawn_file_actions_addopen(&fa, 104, "relative", O_WRONLY | O_CREAT, 0600);
+	ok(run(&fa, out, sizeof(out)) == 0 && has_fd(out, 104) &&
+	   access(path, F_OK) != 0 && mode_of(dir) != 0 &&
+	   unlink(strcat(strcat(strcpy(path, dir), "/"), "relative")) == 0,
+	   "a relative addopen after addchdir_np resolves in the new directory");
+	ok_backend(&fa, NULL, 0, "addchdir_np+addopen");
 
 	capture_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 5, "/nonexistent/x", O_RDONLY, 0);
 	ok(run(&fa, out, sizeof(out)) == ENOENT, "a failing open is ENOENT");
 	ok(no_zombies(), "the failed child was reaped");
+	rmdir(dir);
+	umask(mask);
 	close(fd);
 }
 
 static void test_chdir_fchdir(void)
 {
 	posix_spawn_file_actions_t fa;
-	char out[8192], buf[4096];
+	char out[8192], buf[PATH_MAX + 16];
 	int dfd = open("/usr", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	capture_init(&fa);
@@ -129,6 +199,16 @@ static void test_chdir_fchdir(void)
 	capture_init(&fa);
 	posix_spawn_file_actions_addchdir_np(&fa, "/nonexistent");
 	ok(run(&fa, out, sizeof(out)) == ENOENT, "chdir failure is ENOENT");
+	ok(no_zombies(), "the failed child was reaped");
+
+	/* The program path resolves in the child's new directory. */
+	snprintf(buf, sizeof(buf), "%s", helper_path());
+	*strrchr(buf, '/') = '\0';
+	capture_init(&fa);
+	posix_spawn_file_actions_addchdir_np(&fa, buf);
+	ok(run_attr("./helper", &fa, NULL, out, sizeof(out)) == 0,
+	   "a relative program path after addchdir_np runs from the new directory");
+	ok_backend(&fa, NULL, 0, "addchdir_np+relative path");
 	close(dfd);
 }
 
@@ -148,17 +228,63 @@ static void test_closefrom(void)
 	close(b);
 }
 
+/* A pty: the master fd, and the slave's name in @name. */
+static int open_pty(char *name, size_t size)
+{
+	int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+	if (m < 0 || grantpt(m) < 0 || unlockpt(m) < 0 ||
+	    ptsname_r(m, name, size) != 0) {
+		if (m >= 0)
+			close(m);
+		return -1;
+	}
+	return m;
+}
+
 static void test_tcsetpgrp_and_add_errors(void)
 {
 	posix_spawn_file_actions_t fa;
-	char out[8192];
-	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	posix_spawnattr_t attr;
+	char out[8192], pts[128];
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC), m, err;
 
 	capture_init(&fa);
 	posix_spawn_file_actions_addtcsetpgrp_np(&fa, fd);
 	ok(run(&fa, out, sizeof(out)) == ENOTTY,
 	   "addtcsetpgrp_np on a non-terminal is ENOTTY");
 	ok_backend(&fa, NULL, 0, "tcsetpgrp");
+
+	/*
+	 * A new session opens a pty slave, which becomes its controlling
+	 * terminal, and makes its group the foreground group.
+	 */
+	m = open_pty(pts, sizeof(pts));
+	ok(m >= 0, "a pty to test with (%s)", m >= 0 ? pts : strerror(errno));
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);
+	capture_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 20, pts, O_RDWR, 0);
+	posix_spawn_file_actions_addtcsetpgrp_np(&fa, 20);
+	err = run_attr(helper_path(), &fa, &attr, out, sizeof(out));
+	ok(err == 0 && num(out, "sid") == num(out, "pid") &&
+	   num(out, "tpgid") == num(out, "pid"),
+	   "SETSID + open pty + addtcsetpgrp_np: the child's group is in the "
+	   "foreground (%d, tpgid %ld, pid %ld)", err, num(out, "tpgid"),
+	   num(out, "pid"));
+	ok_backend(&fa, &attr, 0, "SETSID+addopen+addtcsetpgrp_np");
+
+	/* Without a new session the pty is not the child's terminal. */
+	capture_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 20, pts, O_RDWR | O_NOCTTY, 0);
+	posix_spawn_file_actions_addtcsetpgrp_np(&fa, 20);
+	ok(run(&fa, out, sizeof(out)) == ENOTTY && no_zombies(),
+	   "addtcsetpgrp_np on a terminal that is not the controlling one is ENOTTY");
+	ok_backend(&fa, NULL, 0, "addopen+addtcsetpgrp_np");
+	posix_spawnattr_destroy(&attr);
+	if (m >= 0)
+		close(m);
+
 	posix_spawn_file_actions_init(&fa);
 	ok(posix_spawn_file_actions_addclose(&fa, -1) == EBADF &&
 	   posix_spawn_file_actions_adddup2(&fa, 0, -1) == EBADF &&
@@ -174,7 +300,7 @@ static void test_tcsetpgrp_and_add_errors(void)
 
 int main(void)
 {
-	tap_plan(25);
+	tap_plan(45);
 	test_dup2_and_close();
 	test_dup2_same_fd_clears_cloexec();
 	test_open();

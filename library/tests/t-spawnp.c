@@ -26,8 +26,9 @@ static void place_helper(const char *dir, const char *name, mode_t mode)
 	}
 }
 
-static int spawnp_with_path(const char *path_env, const char *file,
-			    char *out, size_t size, int *status)
+static int spawnp_fa(const char *path_env, const char *file,
+		     posix_spawn_file_actions_t *fa, char *out, size_t size,
+		     int *status)
 {
 	char *argv[] = { "given-argv0", NULL };
 	int err;
@@ -36,9 +37,65 @@ static int spawnp_with_path(const char *path_env, const char *file,
 		setenv("PATH", path_env, 1);
 	else
 		unsetenv("PATH");
-	err = spawn_capture(file, 1, NULL, NULL, argv, environ, out, size,
+	err = spawn_capture(file, 1, fa, NULL, argv, environ, out, size,
 			    status);
 	return err;
+}
+
+static int spawnp_with_path(const char *path_env, const char *file,
+			    char *out, size_t size, int *status)
+{
+	return spawnp_fa(path_env, file, NULL, out, size, status);
+}
+
+/* File actions, searches and PATH lengths beyond the plain walk. */
+static void test_with_actions(const char *a, const char *b, const char *c)
+{
+	posix_spawn_file_actions_t fa;
+	char path[3 * PATH_MAX + 8], file[PATH_MAX + 16], out[8192], *longpath;
+	size_t len = 0;
+	int status = -1, err;
+
+	/* The actions run once, not once per candidate. */
+	snprintf(file, sizeof(file), "%s/excl", c);
+	snprintf(path, sizeof(path), "%s:%s:%s", a, c, b);
+	capture_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 30, file, O_WRONLY | O_CREAT | O_EXCL,
+					 0600);
+	err = spawnp_fa(path, "pfs-prog", &fa, out, sizeof(out), &status);
+	ok(err == 0 && status == 0,
+	   "an O_CREAT|O_EXCL open runs once for the whole search (%d)", err);
+	ok_backend(&fa, NULL, 1, "posix_spawnp search with addopen");
+	unlink(file);
+
+	/* Relative entries resolve after the child's chdir actions. */
+	capture_init(&fa);
+	posix_spawn_file_actions_addchdir_np(&fa, top);
+	err = spawnp_fa("a:b", "pfs-prog", &fa, out, sizeof(out), &status);
+	ok(err == 0 && status == 0,
+	   "a relative PATH entry resolves in the directory of addchdir_np (%d)", err);
+	ok_backend(&fa, NULL, 1, "posix_spawnp search after addchdir_np");
+
+	/* 70000 bytes of PATH: more than the kernel's search takes. */
+	longpath = malloc(80000);
+	while (len < 70000)
+		len += (size_t)sprintf(longpath + len, "/nonexistent/pfs-%05zu:", len);
+	snprintf(longpath + len, 80000 - len, "%s", b);
+	err = spawnp_with_path(longpath, "pfs-prog", out, sizeof(out), &status);
+	ok(err == 0 && status == 0 &&
+	   pidfdspawn_last_backend() == expected_backend(PIDFDSPAWN_FEAT_BUILDER),
+	   "a PATH of %zu bytes is searched (%d, backend %s)", strlen(longpath),
+	   err, pidfdspawn_backend_name(pidfdspawn_last_backend()));
+	capture_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 30, file, O_WRONLY | O_CREAT | O_EXCL,
+					 0600);
+	err = spawnp_fa(longpath, "pfs-prog", &fa, out, sizeof(out), &status);
+	ok(err == 0 && status == 0 &&
+	   pidfdspawn_last_backend() == PIDFDSPAWN_BACKEND_FALLBACK,
+	   "with an open action, such a PATH is left to the fallback (%d, %s)",
+	   err, pidfdspawn_backend_name(pidfdspawn_last_backend()));
+	unlink(file);
+	free(longpath);
 }
 
 int main(void)
@@ -47,7 +104,7 @@ int main(void)
 	char out[8192], buf[256], longname[400], *saved = strdup(getenv("PATH") ?: "");
 	int status = -1, err;
 
-	tap_plan(16);
+	tap_plan(22);
 	mkdtemp(top);
 	make_dir("a", a, sizeof(a));
 	make_dir("b", b, sizeof(b));
@@ -107,6 +164,7 @@ int main(void)
 	ok(err == ENOEXEC, "ENOEXEC stops the search, no shell fallback (%d)", err);
 	ok(no_zombies(), "no child left");
 
+	test_with_actions(a, b, c);
 	setenv("PATH", saved, 1);
 	return tap_done();
 }
