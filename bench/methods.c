@@ -2,7 +2,8 @@
  * The spawn methods.  Every method gives the child the same fds 0-2 and, when the
  * parent has extra inheritable fds (job->close_fds), closes 3..~0U in the child the way
  * that method can: close_range() in a fork/vfork/clone3 child, a closefrom file action
- * for glibc, a CLOSE_RANGE action for the builder.
+ * for glibc, a CLOSE_RANGE action for the builder.  pidfd_spawn_run-cloexec and the
+ * floor give the child only 0-2 in every parent.
  */
 #define _GNU_SOURCE
 #include "methods.h"
@@ -163,25 +164,41 @@ static int spawn_clone3(const struct spawn_job *job, struct spawned *out)
 }
 
 /*
- * Not a method anyone ships: it shows what a spawn that starts the child on the
- * parent's fd table and unshares it while closing (as a kernel builder could do with a
- * leading CLOSE_RANGE action) saves over copying the whole table first.
+ * Not a method anyone ships: the child starts on the parent's fd table and unshares it
+ * while closing, so only fds 0-2 are copied, not the whole table first.  The builder
+ * does the same inside the kernel when its first action is CLOSE_RANGE(n, ~0U): this is
+ * the userspace counterpart to compare pidfd_spawn_run with.
  */
 static int spawn_clone3_files(const struct spawn_job *job, struct spawned *out)
 {
 	return clone3_spawn(job, out, CLONE_FILES, clone3_files_child);
 }
 
-/* ---- raw pidfd_open(0, PIDFD_EMPTY) + pidfd_spawn_run() */
+/*
+ * ---- raw pidfd_open(0, PIDFD_EMPTY) + pidfd_spawn_run()
+ *
+ * pidfd_spawn_run: with job->close_fds one CLOSE_RANGE(3, ~0U) action; as the first
+ * action it lets the kernel build the child's fd table from fds 0-2 alone.
+ * pidfd_spawn_run-cloexec: PIDFD_SPAWN_RUN_CLOEXEC_DEFAULT and DUP2 0->0, 1->1, 2->2 in
+ * every parent; the child's table is built from the three fds the actions place.
+ */
 static const struct pidfd_spawn_action close_all_action = {
 	.type = PIDFD_SPAWN_ACTION_CLOSE_RANGE,
 	.fd = 3,
 	.newfd = ~0U,
 };
 
-static int spawn_builder(const struct spawn_job *job, struct spawned *out)
+static const struct pidfd_spawn_action keep_stdio_actions[] = {
+	{ .type = PIDFD_SPAWN_ACTION_DUP2, .fd = 0, .newfd = 0 },
+	{ .type = PIDFD_SPAWN_ACTION_DUP2, .fd = 1, .newfd = 1 },
+	{ .type = PIDFD_SPAWN_ACTION_DUP2, .fd = 2, .newfd = 2 },
+};
+
+static int builder_run(const struct spawn_job *job, struct spawned *out, __u32 flags,
+		       const struct pidfd_spawn_action *actions, __u32 nr_actions)
 {
 	struct pidfd_spawn_run_args args = {
+		.flags = flags,
 		.path = (uintptr_t)job->path,
 		.argv = (uintptr_t)job->argv,
 		.envp = (uintptr_t)job->envp,
@@ -191,10 +208,10 @@ static int spawn_builder(const struct spawn_job *job, struct spawned *out)
 
 	if (fd < 0)
 		return -errno;
-	if (job->close_fds) {
-		args.nr_actions = 1;
-		args.actions = (uintptr_t)&close_all_action;
-		args.action_size = sizeof(close_all_action);
+	if (nr_actions) {
+		args.nr_actions = nr_actions;
+		args.actions = (uintptr_t)actions;
+		args.action_size = sizeof(*actions);
 	}
 	pid = syscall(SYS_pidfd_spawn_run, fd, &args, sizeof(args));
 	if (pid < 0) {
@@ -209,6 +226,17 @@ static int spawn_builder(const struct spawn_job *job, struct spawned *out)
 	return 0;
 }
 
+static int spawn_builder(const struct spawn_job *job, struct spawned *out)
+{
+	return builder_run(job, out, 0, &close_all_action, job->close_fds ? 1 : 0);
+}
+
+static int spawn_builder_cloexec(const struct spawn_job *job, struct spawned *out)
+{
+	return builder_run(job, out, PIDFD_SPAWN_RUN_CLOEXEC_DEFAULT, keep_stdio_actions,
+			   sizeof(keep_stdio_actions) / sizeof(keep_stdio_actions[0]));
+}
+
 static const char *builder_unavailable(const struct spawn_job *job)
 {
 	int fd = (int)syscall(SYS_pidfd_open, 0, PIDFD_EMPTY);
@@ -217,6 +245,21 @@ static const char *builder_unavailable(const struct spawn_job *job)
 	if (fd < 0)
 		return "kernel has no spawn builder (pidfd_open(0, PIDFD_EMPTY) fails)";
 	close(fd);
+	return NULL;
+}
+
+static const char *builder_cloexec_unavailable(const struct spawn_job *job)
+{
+	struct pidfd_spawn_features features;
+	const char *why = builder_unavailable(job);
+
+	if (why)
+		return why;
+	memset(&features, 0, sizeof(features));
+	if (syscall(SYS_pidfd_config, -1, PIDFD_CONFIG_QUERY, NULL, &features,
+		    sizeof(features)) != 0 ||
+	    !(features.run_flags & PIDFD_SPAWN_RUN_CLOEXEC_DEFAULT))
+		return "kernel's builder lacks PIDFD_SPAWN_RUN_CLOEXEC_DEFAULT (PIDFD_CONFIG_QUERY)";
 	return NULL;
 }
 
@@ -375,20 +418,23 @@ static int spawn_lib_fallback(const struct spawn_job *job, struct spawned *out)
 }
 
 const struct method methods[] = {
-	{ "fork", "fork() + close_range() + execve()", NULL, NULL, 0, spawn_fork },
-	{ "vfork", "vfork() + close_range() + execve()", NULL, NULL, 0, spawn_vfork },
-	{ "posix_spawn", "glibc posix_spawn() (+ addclosefrom_np)", NULL, NULL, 0, spawn_posix_spawn },
+	{ "fork", "fork() + close_range() + execve()", NULL, NULL, 0, spawn_fork, 0 },
+	{ "vfork", "vfork() + close_range() + execve()", NULL, NULL, 0, spawn_vfork, 0 },
+	{ "posix_spawn", "glibc posix_spawn() (+ addclosefrom_np)", NULL, NULL, 0, spawn_posix_spawn, 0 },
 	{ "clone3", "clone3(CLONE_VM|CLONE_VFORK|CLONE_PIDFD) + close_range() + execve()", NULL,
-	  NULL, 0, spawn_clone3 },
+	  NULL, 0, spawn_clone3, 0 },
 	{ "clone3-files", "clone3(... |CLONE_FILES) + close_range(CLOSE_RANGE_UNSHARE) + execve()",
-	  NULL, NULL, 0, spawn_clone3_files },
+	  NULL, NULL, 0, spawn_clone3_files, 0 },
 	{ "pidfd_spawn_run", "pidfd_open(0, PIDFD_EMPTY) + pidfd_spawn_run() (+ CLOSE_RANGE action)",
-	  builder_unavailable, NULL, 0, spawn_builder },
+	  builder_unavailable, NULL, 0, spawn_builder, 0 },
+	{ "pidfd_spawn_run-cloexec",
+	  "pidfd_spawn_run() with PIDFD_SPAWN_RUN_CLOEXEC_DEFAULT + DUP2 0->0, 1->1, 2->2",
+	  builder_cloexec_unavailable, NULL, 0, spawn_builder_cloexec, 1 },
 	{ "lib-builder", "libpidfdspawn posix_spawn(), builder backend", lib_builder_unavailable,
-	  lib_builder_prepare, 0, spawn_lib_builder },
+	  lib_builder_prepare, 0, spawn_lib_builder, 0 },
 	{ "lib-fallback", "libpidfdspawn posix_spawn(), fallback backend",
-	  lib_fallback_unavailable, lib_fallback_prepare, 0, spawn_lib_fallback },
+	  lib_fallback_unavailable, lib_fallback_prepare, 0, spawn_lib_fallback, 0 },
 	{ "floor", "pre-started helper, clock started by it: exec + exit + wait, no process creation", NULL,
-	  floor_prepare, 1, spawn_floor },
+	  floor_prepare, 1, spawn_floor, 1 },
 };
 const unsigned int nr_methods = sizeof(methods) / sizeof(methods[0]);

@@ -10,7 +10,7 @@ struct spawn_job {
 	const char *library;	/* libpidfdspawn.so to dlopen for the lib-* methods */
 	char **argv;
 	char **envp;
-	int close_fds;		/* the child keeps only fds 0-2 */
+	int close_fds;		/* the child keeps only fds 0-2 (the parent has extra fds) */
 	int ts_read_fd;		/* where children write; the floor's helper says "ready" here */
 };
 
@@ -33,6 +33,11 @@ struct method {
 	int start_from_pipe;
 	/* The timed part: start the child.  Returns 0, or -errno with nothing to reap. */
 	int (*spawn)(const struct spawn_job *job, struct spawned *out);
+	/*
+	 * Nonzero when the child keeps only fds 0-2 in every parent, not only with
+	 * job->close_fds (what the fd check after the samples expects).
+	 */
+	int stdio_only;
 };
 
 extern const struct method methods[];

@@ -1,7 +1,8 @@
 /*
  * The spawn builder's system call interface, as the kernel series defines it
  * (include/uapi/linux/pidfd_spawn.h, PIDFD_EMPTY in linux/pidfd.h, syscalls 472/473).
- * Spelled out here so the benchmark builds on a host whose headers predate the series.
+ * Spelled out here so the benchmark builds on a host whose headers predate the series;
+ * the values are the kernel header's, the structures its layout.
  */
 #ifndef SPAWNBENCH_PIDFD_SPAWN_ABI_H
 #define SPAWNBENCH_PIDFD_SPAWN_ABI_H
@@ -18,7 +19,19 @@
 #define SYS_pidfd_spawn_run 473
 #endif
 
-#ifndef _UAPI_LINUX_PIDFD_SPAWN_H
+/* Unless <linux/pidfd_spawn.h> came first (installed, its guard loses the _UAPI). */
+#if !defined(_UAPI_LINUX_PIDFD_SPAWN_H) && !defined(_LINUX_PIDFD_SPAWN_H)
+#define PIDFD_SPAWN_RUN_SIZE_VER0	64
+#define PIDFD_SPAWN_ACTION_SIZE_VER0	32
+#define PIDFD_SPAWN_ACTION_SIZE_VER1	56	/* adds path, open_flags, mode */
+#define PIDFD_SPAWN_FEATURES_SIZE_VER0	32
+
+/* pidfd_config(-1, PIDFD_CONFIG_QUERY, NULL, &features, size): what the kernel knows. */
+#define PIDFD_CONFIG_QUERY	5
+
+/* @flags of struct pidfd_spawn_run_args: the child keeps only the fds its actions place. */
+#define PIDFD_SPAWN_RUN_CLOEXEC_DEFAULT	(1U << 0)
+
 struct pidfd_spawn_run_args {
 	__u32 flags;
 	__u32 nr_actions;
@@ -35,6 +48,10 @@ enum pidfd_spawn_action_type {
 	PIDFD_SPAWN_ACTION_DUP2 = 0,
 	PIDFD_SPAWN_ACTION_CLOSE_RANGE = 1,
 	PIDFD_SPAWN_ACTION_FCHDIR = 2,
+	PIDFD_SPAWN_ACTION_OPEN = 3,
+	PIDFD_SPAWN_ACTION_CLOSE = 4,
+	PIDFD_SPAWN_ACTION_CHDIR = 5,
+	PIDFD_SPAWN_ACTION_TCSETPGRP = 6,
 };
 
 struct pidfd_spawn_action {
@@ -43,10 +60,26 @@ struct pidfd_spawn_action {
 	__u32 fd;
 	__u32 newfd;
 	__u64 reserved[2];
+	/* PIDFD_SPAWN_ACTION_SIZE_VER0 ends here */
+	__aligned_u64 path;
+	__u64 open_flags;
+	__u64 mode;
+};
+
+struct pidfd_spawn_features {
+	__u64 actions;
+	__u64 run_flags;
+	__u64 config_cmds;
+	__u32 action_size;
+	__u32 run_size;
 };
 #endif
 
-_Static_assert(sizeof(struct pidfd_spawn_run_args) == 64, "pidfd_spawn_run_args is 64 bytes");
-_Static_assert(sizeof(struct pidfd_spawn_action) == 32, "pidfd_spawn_action is 32 bytes");
+_Static_assert(sizeof(struct pidfd_spawn_run_args) == PIDFD_SPAWN_RUN_SIZE_VER0,
+	       "pidfd_spawn_run_args is 64 bytes");
+_Static_assert(sizeof(struct pidfd_spawn_action) == PIDFD_SPAWN_ACTION_SIZE_VER1,
+	       "pidfd_spawn_action is 56 bytes");
+_Static_assert(sizeof(struct pidfd_spawn_features) == PIDFD_SPAWN_FEATURES_SIZE_VER0,
+	       "pidfd_spawn_features is 32 bytes");
 
 #endif

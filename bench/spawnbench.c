@@ -7,7 +7,11 @@
  *   roundtrip  spawn call -> exit -> reaped by waitpid()
  * Methods run interleaved (each round runs every method once, starting one further along
  * each time).  The parent is shaped first: extra inheritable fds, touched anonymous
- * memory, idle threads.  Output is a tab-separated table on stdout (see usage()).
+ * memory, idle threads.  After the samples one more, untimed child per method,
+ * bench-fdcheck, checks the fds the method gave it (only 0-2 when they are to be kept).
+ * With --pair, a twin process without the extra fds runs its rounds in lockstep with this
+ * one, so that both parents see the same moments of a noisy host.
+ * Output is a tab-separated table on stdout (see usage()).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,6 +26,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -35,10 +40,13 @@ struct options {
 	const char *parent;	/* label for the table */
 	const char *child;
 	const char *helper;
+	const char *fdcheck;
 	const char *library;
 	const char *accel;
 	const char *only;	/* comma-separated method names, or NULL for all */
+	const char *pair;	/* --pair: the small twin's parent name, or NULL */
 	long fds, rss_mib, threads, rounds, warmup;
+	int close;		/* --close: children keep only 0-2 even without --fds */
 };
 
 struct samples {
@@ -55,6 +63,11 @@ static void usage(FILE *to)
 		"usage: spawnbench [options]\n"
 		"  --parent NAME    label of this parent shape (default: small)\n"
 		"  --fds N          open N extra inheritable fds; children keep only 0-2\n"
+		"  --close          children keep only 0-2 (close 3..~0U) even without --fds,\n"
+		"                   the same spawn request as with --fds\n"
+		"  --pair NAME      with --fds: fork a twin parent NAME, shaped the same but\n"
+		"                   without the extra fds and with --close (the same request);\n"
+		"                   the two alternate round by round and both tables are printed\n"
 		"  --rss MIB        map and touch MIB MiB of anonymous memory (4 KiB pages)\n"
 		"  --threads N      start N idle threads first\n"
 		"  --rounds N       measured rounds, every method once per round (default 200)\n"
@@ -62,6 +75,8 @@ static void usage(FILE *to)
 		"  --methods A,B    run only these methods (default: all)\n"
 		"  --child PATH     timestamp child (default: bench-child beside this program)\n"
 		"  --helper PATH    floor helper (default: bench-helper beside this program)\n"
+		"  --fdcheck PATH   the fd-checking child run once per method after the samples\n"
+		"                   (default: bench-fdcheck beside this program)\n"
 		"  --library PATH   libpidfdspawn to load for the lib-* methods\n"
 		"                   (default: libpidfdspawn.so.0 beside this program)\n"
 		"  --accel NAME     accelerator to print with the environment (default: unknown)\n"
@@ -141,7 +156,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "rounds", required_argument, NULL, 'r' }, { "warmup", required_argument, NULL, 'w' },
 		{ "methods", required_argument, NULL, 'M' }, { "child", required_argument, NULL, 'c' },
 		{ "helper", required_argument, NULL, 'H' }, { "accel", required_argument, NULL, 'a' },
-		{ "library", required_argument, NULL, 'L' },
+		{ "library", required_argument, NULL, 'L' }, { "fdcheck", required_argument, NULL, 'F' },
+		{ "close", no_argument, NULL, 'C' },	    { "pair", required_argument, NULL, 'P' },
 		{ "list", no_argument, NULL, 'l' },	    { "tsc-khz", no_argument, NULL, 'T' },	    { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -161,6 +177,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case 'H': o->helper = optarg; break;
 		case 'a': o->accel = optarg; break;
 		case 'L': o->library = optarg; break;
+		case 'F': o->fdcheck = optarg; break;
+		case 'C': o->close = 1; break;
+		case 'P': o->pair = optarg; break;
 		case 'l':
 			for (unsigned int i = 0; i < nr_methods; i++)
 				printf("%s\t%s\n", methods[i].name, methods[i].what);
@@ -174,10 +193,16 @@ static void parse_options(int argc, char **argv, struct options *o)
 		usage(stderr);
 		exit(2);
 	}
+	if (o->pair && o->fds == 0) {
+		fprintf(stderr, "spawnbench: --pair needs --fds (the twin differs only in them)\n");
+		exit(2);
+	}
 	if (!o->child)
 		o->child = beside_self("bench-child");
 	if (!o->helper)
 		o->helper = beside_self("bench-helper");
+	if (!o->fdcheck)
+		o->fdcheck = beside_self("bench-fdcheck");
 	if (!o->library)
 		o->library = beside_self("libpidfdspawn.so.0");
 }
@@ -297,6 +322,82 @@ static FILE *redirect_stdout_to_pipe(int *read_fd)
 	return out;
 }
 
+/* ---- the lockstep twin (--pair) */
+
+/*
+ * Two processes take turns: each round of one starts when the other finished its round,
+ * so neither runs while the other measures and both meet the host's load at the same
+ * times.  A token byte goes back and forth on a socket pair (close-on-exec: no child
+ * sees it; MSG_NOSIGNAL: a gone partner is an error, not a SIGPIPE).  The twin sends the
+ * first token once it is shaped.
+ */
+struct lockstep {
+	int sock;		/* this process's end of the socket pair, or -1 without --pair */
+	pid_t twin;		/* in the first process: the twin to wait for */
+};
+
+static void fork_twin(struct options *o, struct lockstep *ls)
+{
+	int sv[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+		die("creating the lockstep socket pair", errno);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		die("forking the --pair twin", errno);
+	if (pid == 0) {
+		o->parent = o->pair;
+		o->pair = NULL;
+		o->fds = 0;
+		o->close = 1;
+		ls->sock = sv[1];
+		ls->twin = 0;
+		close(sv[0]);
+		return;
+	}
+	ls->sock = sv[0];
+	ls->twin = pid;
+	close(sv[1]);
+}
+
+static void lockstep_wait(const struct lockstep *ls)
+{
+	char token;
+	ssize_t n;
+
+	if (ls->sock < 0)
+		return;
+	while ((n = recv(ls->sock, &token, 1, 0)) < 0 && errno == EINTR)
+		;
+	if (n != 1) {
+		fprintf(stderr, "spawnbench: the --pair process ended early\n");
+		exit(1);
+	}
+}
+
+static void lockstep_pass(const struct lockstep *ls)
+{
+	if (ls->sock >= 0 && send(ls->sock, "t", 1, MSG_NOSIGNAL) != 1)
+		die("passing the lockstep token to the --pair process", errno);
+}
+
+/* The first process prints after its twin, whose exit status must be 0. */
+static void wait_for_twin(const struct lockstep *ls)
+{
+	int status;
+
+	if (ls->twin <= 0)
+		return;
+	if (waitpid(ls->twin, &status, 0) != ls->twin)
+		die("waiting for the --pair twin", errno);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "spawnbench: the --pair twin failed (status 0x%x)\n", status);
+		exit(1);
+	}
+}
+
 /* ---- measuring */
 
 static int64_t read_child_stamp(int fd)
@@ -348,12 +449,14 @@ static void progress(const struct options *o, long round, long total)
 		round * 100 / total);
 }
 
-static void run_rounds(const struct options *o, const struct spawn_job *job, struct samples *s)
+static void run_rounds(const struct options *o, const struct spawn_job *job, struct samples *s,
+		       const struct lockstep *ls)
 {
 	long total = o->warmup + o->rounds, step = total / 4 ? total / 4 : 1;
 	int64_t ignore_latency, ignore_roundtrip;
 
 	for (long round = 0; round < total; round++) {
+		lockstep_wait(ls);
 		for (unsigned int k = 0; k < nr_methods; k++) {
 			unsigned int i = (unsigned int)((round + k) % nr_methods);
 			struct samples *si = &s[i];
@@ -367,9 +470,63 @@ static void run_rounds(const struct options *o, const struct spawn_job *job, str
 			sample(&methods[i], job, &si->latency_ns[si->n], &si->roundtrip_ns[si->n]);
 			si->n++;
 		}
+		lockstep_pass(ls);
 		if ((round + 1) % step == 0 || round + 1 == total)
 			progress(o, round + 1, total);
 	}
+}
+
+/* ---- checking the children's fds */
+
+#define FDCHECK_MAX_FDS (1L << 17)	/* bench-fdcheck looks no further */
+
+/* The fds of this process that a child inherits across exec (no FD_CLOEXEC). */
+static long count_inheritable_fds(void)
+{
+	struct rlimit lim;
+	long n = 0, limit = FDCHECK_MAX_FDS;
+
+	if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < (rlim_t)limit)
+		limit = (long)lim.rlim_cur;
+	for (long fd = 0; fd < limit; fd++) {
+		int flags = fcntl((int)fd, F_GETFD);
+
+		n += flags >= 0 && !(flags & FD_CLOEXEC);
+	}
+	return n;
+}
+
+/*
+ * Untimed, after the samples: one more spawn per method, of bench-fdcheck instead of
+ * the timestamp child, with the same file actions.  It exits 0 only when it has fds 0-2
+ * and exactly the expected number open: 3 when the method is to keep only 0-2 (with
+ * --fds or --close, and always for stdio_only methods), else every inheritable fd of
+ * this parent.  A wrong count ends the run (sample() reports the child's status).
+ */
+static long check_children(const struct options *o, const struct spawn_job *job,
+			   const struct samples *s)
+{
+	struct spawn_job check = *job;
+	char expected[24];
+	char *argv[] = { (char *)o->fdcheck, expected, NULL };
+	long inheritable = -1;
+	int64_t ignore_latency, ignore_roundtrip;
+
+	check.path = o->fdcheck;
+	check.argv = argv;
+	for (unsigned int i = 0; i < nr_methods; i++) {
+		if (!s[i].selected || s[i].skip_reason)
+			continue;
+		if (job->close_fds || methods[i].stdio_only) {
+			snprintf(expected, sizeof(expected), "3");
+		} else {
+			if (inheritable < 0)
+				inheritable = count_inheritable_fds();
+			snprintf(expected, sizeof(expected), "%ld", inheritable);
+		}
+		sample(&methods[i], &check, &ignore_latency, &ignore_roundtrip);
+	}
+	return inheritable;
 }
 
 /* ---- statistics and output */
@@ -418,7 +575,7 @@ static void print_clock(FILE *out)
 		res.tv_sec || res.tv_nsec > 1000 ? " (too coarse: timings are quantized)" : "");
 }
 
-static void print_environment(FILE *out, const struct options *o)
+static void print_environment(FILE *out, const struct options *o, long inheritable)
 {
 	struct utsname u;
 	char line[256], model[256] = "unknown";
@@ -440,8 +597,14 @@ static void print_environment(FILE *out, const struct options *o)
 	fprintf(out, "# env cpus: %ld online, model %s; accelerator: %s; glibc %s\n",
 		sysconf(_SC_NPROCESSORS_ONLN), model, o->accel, gnu_get_libc_version());
 	print_clock(out);
-	fprintf(out, "# parent %s: fds=%ld rss_mib=%ld threads=%ld rounds=%ld warmup=%ld\n",
-		o->parent, o->fds, o->rss_mib, o->threads, o->rounds, o->warmup);
+	fprintf(out, "# parent %s: fds=%ld rss_mib=%ld threads=%ld rounds=%ld warmup=%ld close=%d\n",
+		o->parent, o->fds, o->rss_mib, o->threads, o->rounds, o->warmup,
+		o->fds > 0 || o->close);
+	if (inheritable < 0)
+		fprintf(out, "# checked: every method's child had exactly fds 0-2 open (bench-fdcheck)\n");
+	else
+		fprintf(out, "# checked: children had exactly fds 0-2 open where kept alone, else this "
+			     "parent's %ld inheritable fds (bench-fdcheck)\n", inheritable);
 }
 
 static void print_rows(FILE *out, const struct options *o, struct samples *s)
@@ -509,23 +672,28 @@ int main(int argc, char **argv)
 	struct options o;
 	struct spawn_job job = { .envp = child_env };
 	struct samples s[nr_methods];
+	struct lockstep ls = { .sock = -1, .twin = -1 };
 	char *child_argv[2];
 	FILE *out;
+	long inheritable;
 	int err;
 
 	parse_options(argc, argv, &o);
 	if (o.only)
 		check_method_names(o.only);
-	if (access(o.child, X_OK) != 0 || access(o.helper, X_OK) != 0)
-		die("the child and helper programs must be executable (see --child, --helper)",
-		    errno);
+	if (access(o.child, X_OK) != 0 || access(o.helper, X_OK) != 0 ||
+	    access(o.fdcheck, X_OK) != 0)
+		die("the child, helper and fd-check programs must be executable "
+		    "(see --child, --helper, --fdcheck)", errno);
 	child_argv[0] = (char *)o.child;
 	child_argv[1] = NULL;
 	job.path = o.child;
 	job.helper = o.helper;
 	job.library = o.library;
 	job.argv = child_argv;
-	job.close_fds = o.fds > 0;
+	if (o.pair)
+		fork_twin(&o, &ls);	/* from here on, two processes (o differs) */
+	job.close_fds = o.fds > 0 || o.close;
 
 	out = redirect_stdout_to_pipe(&job.ts_read_fd);
 	err = methods_init(&job);
@@ -539,9 +707,13 @@ int main(int argc, char **argv)
 	open_inheritable_fds(o.fds);
 	touch_memory(o.rss_mib);
 	start_threads(o.threads);
+	if (ls.twin == 0)
+		lockstep_pass(&ls);	/* the twin is shaped: the first process may start */
 
-	run_rounds(&o, &job, s);
-	print_environment(out, &o);
+	run_rounds(&o, &job, s, &ls);
+	inheritable = check_children(&o, &job, s);
+	wait_for_twin(&ls);
+	print_environment(out, &o, inheritable);
 	print_rows(out, &o, s);
 	return 0;
 }
