@@ -3,7 +3,9 @@
  * spawn-demo: show what a pidfd spawn builder is, checking every step.
  *
  * A taskless fd from pidfd_open(0, PIDFD_EMPTY) is configured and run; the same fd then
- * is the child's pidfd.  Each step prints "ok" or "FAIL" and what was seen; the program
+ * is the child's pidfd.  Then the part beyond the RFC: the feature query, and a child set
+ * up with posix_spawn's attributes, OPEN and CHDIR actions, a PATH search and
+ * default-deny descriptor inheritance.  Each step prints "ok" or "FAIL" and what was seen; the program
  * exits 1 when any step misbehaves, 0 when all of them did what the series promises.
  * Built against the patched kernel's UAPI headers (build/linux/out-test/usr/include).
  * <linux/pidfd.h> brings the kernel's fcntl definitions, which clash with glibc's
@@ -238,6 +240,106 @@ static void show_failed_exec(void)
 	close(fd);
 }
 
+static int builder_config(int fd, unsigned int cmd, const char *key, const void *value, int aux)
+{
+	return syscall(__NR_pidfd_config, fd, cmd, key, value, aux);
+}
+
+/*
+ * The rest of posix_spawn in the kernel: ask what it supports, then run "sh" found
+ * through a search path, in a new session, with SIGUSR1 blocked, its stdin opened and
+ * its directory changed by actions, and nothing inherited that no action placed.
+ */
+static void show_posix_surface(void)
+{
+	char script[512], out[1024], val[128], want[32];
+	char *argv[] = { "sh", "-c", script, NULL };
+	struct pidfd_spawn_features feat = { 0 };
+	struct pidfd_spawn_action act[3] = {
+		{ .type = PIDFD_SPAWN_ACTION_OPEN, .newfd = 0,
+		  .path = (uintptr_t)"/dev/null", .open_flags = O_RDONLY },
+		{ .type = PIDFD_SPAWN_ACTION_CHDIR, .path = (uintptr_t)CHILD_DIR },
+		{ .type = PIDFD_SPAWN_ACTION_DUP2 },	/* the pipe onto stdout, below */
+	};
+	struct pidfd_spawn_run_args args = {
+		.flags = PIDFD_SPAWN_RUN_CLOEXEC_DEFAULT,
+		.argv = (uintptr_t)argv,
+		.envp = (uintptr_t)environ,
+		.actions = (uintptr_t)act,
+		.nr_actions = 3,
+		.action_size = sizeof(act[0]),
+	};
+	unsigned long long blocked = 1ULL << (SIGUSR1 - 1);
+	siginfo_t si = { 0 };
+	int p[2], fd, ret;
+
+	ret = builder_config(-1, PIDFD_CONFIG_QUERY, NULL, &feat, sizeof(feat));
+	check(ret == 0 && feat.actions == 0x7f && feat.run_flags == PIDFD_SPAWN_RUN_CLOEXEC_DEFAULT,
+	      "PIDFD_CONFIG_QUERY without a builder: actions %#llx, run flags %#llx, commands %#llx, "
+	      "action record %u bytes", (unsigned long long)feat.actions,
+	      (unsigned long long)feat.run_flags, (unsigned long long)feat.config_cmds,
+	      feat.action_size);
+	ret = builder_config(-1, PIDFD_CONFIG_QUERY, PIDFD_CONFIG_KEY_SETSID, NULL, 0);
+	check(ret == PIDFD_CONFIG_SET_FLAG, "the key \"%s\" takes command %d (SET_FLAG)",
+	      PIDFD_CONFIG_KEY_SETSID, ret);
+
+	snprintf(script, sizeof(script),
+		 "echo \"cwd=$(pwd)\"; echo \"pid=$$\"; echo \"sid=$(cut -d' ' -f6 /proc/$$/stat)\"; "
+		 "echo \"sigblk=$(sed -n 's/^SigBlk:[[:space:]]*//p' /proc/$$/status)\"; "
+		 "[ -e /proc/$$/fd/%d ] && echo leaked=yes || echo leaked=no; "
+		 "echo \"stdin=$(readlink /proc/$$/fd/0)\"", SENTINEL_FD);
+	if (pipe(p) || dup2(p[0], SENTINEL_FD) < 0) {
+		check(false, "pipe: %s", strerror(errno));
+		return;
+	}
+	act[2].fd = p[1];
+	act[2].newfd = 1;
+	fd = builder_open();
+	ret = fd < 0 ? -1 : 0;
+	if (!ret)
+		ret = builder_config(fd, PIDFD_CONFIG_SET_STRING, PIDFD_CONFIG_KEY_PATH, "sh", 0);
+	if (!ret)
+		ret = builder_config(fd, PIDFD_CONFIG_SET_STRING, PIDFD_CONFIG_KEY_SEARCH_PATH,
+				     "/nonexistent:/usr/bin:/bin", 0);
+	if (!ret)
+		ret = builder_config(fd, PIDFD_CONFIG_SET_FLAG, PIDFD_CONFIG_KEY_SETSID, NULL, 0);
+	if (!ret)
+		ret = builder_config(fd, PIDFD_CONFIG_SET_BINARY, PIDFD_CONFIG_KEY_SIGMASK,
+				     &blocked, sizeof(blocked));
+	if (!check(ret == 0, "configured: path \"sh\", search path, setsid, sigmask {SIGUSR1}%s%s",
+		   ret ? ": " : "", ret ? strerror(errno) : ""))
+		goto out;
+	ret = syscall(__NR_pidfd_spawn_run, fd, &args, sizeof(args));
+	close(p[1]);
+	p[1] = -1;
+	if (!check(ret > 0, "pidfd_spawn_run(CLOEXEC_DEFAULT) with OPEN, CHDIR and DUP2: pid %d%s%s",
+		   ret, ret < 0 ? ": " : "", ret < 0 ? strerror(errno) : ""))
+		goto out;
+	read_all(p[0], out, sizeof(out));
+	snprintf(want, sizeof(want), "%d", ret);
+	check(!strcmp(field(out, "pid=", val, sizeof(val)), want),
+	      "\"sh\" found through the search path runs as pid %s", val);
+	check(!strcmp(field(out, "sid=", val, sizeof(val)), want),
+	      "setsid: it leads session %s", val);
+	check(!strcmp(field(out, "sigblk=", val, sizeof(val)), "0000000000000200"),
+	      "sigmask: its blocked set is %s (SIGUSR1)", val);
+	check(!strcmp(field(out, "cwd=", val, sizeof(val)), CHILD_DIR),
+	      "CHDIR action: its working directory is %s", val);
+	check(!strcmp(field(out, "stdin=", val, sizeof(val)), "/dev/null"),
+	      "OPEN action: its stdin is %s", val);
+	check(!strcmp(field(out, "leaked=", val, sizeof(val)), "no"),
+	      "CLOEXEC_DEFAULT: our inheritable fd %d did not reach it (leaked=%s)", SENTINEL_FD, val);
+	check(!waitid(P_PIDFD, fd, &si, WEXITED) && si.si_code == CLD_EXITED && si.si_status == 0,
+	      "waitid(P_PIDFD): exit status %d", si.si_status);
+out:
+	if (p[1] >= 0)
+		close(p[1]);
+	close(p[0]);
+	close(SENTINEL_FD);
+	if (fd >= 0)
+		close(fd);
+}
+
 int main(void)
 {
 	ino_t ino = 0;
@@ -252,6 +354,8 @@ int main(void)
 	}
 	printf("A failed exec\n");
 	show_failed_exec();
+	printf("The rest of posix_spawn, in the kernel\n");
+	show_posix_surface();
 	printf("%s: %d step%s misbehaved\n", failures ? "FAILED" : "all steps behaved", failures,
 	       failures == 1 ? "" : "s");
 	return failures ? 1 : 0;
