@@ -131,21 +131,18 @@ static int configure(int fd, const struct run_plan *plan)
 		err = config(fd, PIDFDSPAWN_CONFIG_SET_BINARY,
 			     PIDFDSPAWN_CONFIG_KEY_SIGMASK, &at->sigmask,
 			     PIDFDSPAWN_SIGSET_SIZE);
-	if (!err && (flags & POSIX_SPAWN_SETSCHEDULER)) {
-		/* sched_setscheduler(0, policy, &sp) */
+	/*
+	 * The kernel does sched_setscheduler(0, policy, &sp) with a policy,
+	 * sched_setparam(0, &sp) with the priority alone.
+	 */
+	if (!err && (flags & POSIX_SPAWN_SETSCHEDULER))
 		err = config(fd, PIDFDSPAWN_CONFIG_SET_INT,
 			     PIDFDSPAWN_CONFIG_KEY_SCHED_POLICY, NULL,
 			     at->policy);
-		if (!err)
-			err = config(fd, PIDFDSPAWN_CONFIG_SET_INT,
-				     PIDFDSPAWN_CONFIG_KEY_SCHED_PRIORITY, NULL,
-				     at->sp.sched_priority);
-	} else if (!err && (flags & POSIX_SPAWN_SETSCHEDPARAM)) {
-		/* alone: sched_setparam(0, &sp) */
+	if (!err && (flags & (POSIX_SPAWN_SETSCHEDULER | POSIX_SPAWN_SETSCHEDPARAM)))
 		err = config(fd, PIDFDSPAWN_CONFIG_SET_INT,
 			     PIDFDSPAWN_CONFIG_KEY_SCHED_PRIORITY, NULL,
 			     at->sp.sched_priority);
-	}
 	if (!err && (flags & POSIX_SPAWN_SETSID))
 		err = config(fd, PIDFDSPAWN_CONFIG_SET_FLAG,
 			     PIDFDSPAWN_CONFIG_KEY_SETSID, NULL, 0);
