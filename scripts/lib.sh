@@ -70,7 +70,11 @@ apt_install() {
 }
 
 installed_version() { # installed_version PKG: the installed version, or nothing
-	dpkg-query -W -f='${Status} ${Version}' "$1" 2>/dev/null | awk '$3 == "installed" { print $4 }'
+	# dpkg-query exits 1 for a package it has never heard of: that is "nothing", not a
+	# failure (under pipefail it would end the caller silently).
+	local status
+	status=$(dpkg-query -W -f='${Status} ${Version}' "$1" 2>/dev/null) || true
+	awk '$3 == "installed" { print $4 }' <<<"$status"
 }
 
 # ensure_packages PKG...: install what is missing, once; apt-get update only when needed.
