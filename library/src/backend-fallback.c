@@ -146,6 +146,77 @@ static int child_dup2(const struct pfs_action *a)
 	return fcntl(a->fd, F_SETFD, flags & ~FD_CLOEXEC);
 }
 
+/*
+ * One pass over /proc/self/fd closing every fd >= @from: how many it
+ * closed, or -1 when the directory cannot be read.  Closing while reading
+ * may shift the directory's offsets, hence the caller's repeated passes.
+ */
+static int closefrom_pass(int dir, int from)
+{
+	char buf[2048] __attribute__((aligned(8)));
+	int closed = 0;
+	long n;
+
+	if (lseek(dir, 0, SEEK_SET) < 0)
+		return -1;
+	while ((n = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < n;) {
+			const struct pfs_dirent64 {
+				uint64_t ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *d = (const void *)(buf + off);
+			int fd = 0;
+			const char *p = d->name;
+
+			off += d->reclen;
+			if (*p < '0' || *p > '9')
+				continue;	/* "." and ".." */
+			while (*p >= '0' && *p <= '9')
+				fd = fd * 10 + (*p++ - '0');
+			if (fd >= from && fd != dir) {
+				close(fd);
+				closed++;
+			}
+		}
+	}
+	return n < 0 ? -1 : closed;
+}
+
+/*
+ * closefrom(@from) where close_range() is missing (before 5.9, or a
+ * seccomp filter answering ENOSYS): walk /proc/self/fd as glibc does, and
+ * without /proc close every fd up to the descriptor limit.  No allocation.
+ */
+static int child_closefrom(int from)
+{
+	int dir, n, limit;
+
+	if (syscall(__NR_close_range, from, ~0u, 0) == 0)
+		return 0;
+	if (errno != ENOSYS)
+		return -1;
+	dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0 && errno == EMFILE) {
+		/* Every fd is taken: free the first one we close anyway. */
+		close(from++);
+		dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (dir >= 0) {
+		while ((n = closefrom_pass(dir, from)) > 0)
+			;
+		close(dir);
+		if (n == 0)
+			return 0;
+	}
+	limit = getdtablesize();
+	for (int fd = from; fd < limit; fd++)
+		close(fd);
+	return 0;
+}
+
 static int child_action(const struct pfs_action *a, const struct pfs_attr *at)
 {
 	switch (a->kind) {
@@ -162,7 +233,7 @@ static int child_action(const struct pfs_action *a, const struct pfs_attr *at)
 	case PFS_ACT_FCHDIR:
 		return fchdir(a->fd);
 	case PFS_ACT_CLOSEFROM:
-		return (int)syscall(__NR_close_range, a->fd, ~0u, 0);
+		return child_closefrom(a->fd);
 	case PFS_ACT_TCSETPGRP: {
 		pid_t pgrp = (at->flags & POSIX_SPAWN_SETPGROUP) && at->pgrp ?
 			     at->pgrp : getpgid(0);

@@ -126,6 +126,7 @@ static inline const struct pfs_attr *pfs_at(const posix_spawnattr_t *a)
 
 /* probe.c */
 uint32_t pfs_request_needs(const struct pfs_request *req);
+uint32_t pfs_request_needs_with(const struct pfs_request *req, uint32_t have);
 /* posix_spawnp with a name to search for (no '/' in it). */
 static inline int pfs_searches(const struct pfs_request *req)
 {

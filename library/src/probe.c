@@ -2,9 +2,14 @@
 /*
  * The probe: which builder features the running kernel supports, learnt by
  * asking the kernel, never from a version number.  Computed once per
- * process under pthread_once and cached.
+ * process and cached (not while descriptors or memory run out).
  *
- * Methods are tried in order until one answers:
+ * First pidfd_open(0, PIDFD_EMPTY), a system call every supported kernel
+ * has (5.3+), must hand out a builder: kernels without the builder refuse
+ * it with EINVAL.  Until it did, system calls 472 and 473 are never made:
+ * elsewhere they may be something else, or a seccomp filter may kill the
+ * process for an unknown system call.  Then methods are tried in order
+ * until one answers:
  *   1. the discovery interface: pidfd_config(-1, PIDFD_CONFIG_QUERY, NULL,
  *      &features, sizeof(features)) names the known action types, run
  *      flags and pidfd_config commands, and a query per key,
@@ -174,28 +179,62 @@ static const probe_method probe_methods[] = {
 };
 
 static uint32_t probed_mask;
-static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
+static int probed;		/* probed_mask is final */
+static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void run_probe(void)
+/*
+ * Whether this kernel has the builder, asking only pidfd_open(): 1 yes,
+ * 0 no, -1 cannot tell now (out of descriptors or memory: ask again on
+ * the next call rather than remember "no builder" for good).
+ */
+static int builder_exists(void)
 {
-	int saved = errno;
+	int fd = pidfdspawn_open_empty(0);
 
-	for (size_t i = 0; i < sizeof(probe_methods) / sizeof(probe_methods[0]);
-	     i++) {
-		uint32_t mask = 0;
-
-		if (probe_methods[i](&mask) == 0) {
-			probed_mask = mask;
-			break;
-		}
+	if (fd >= 0) {
+		close(fd);
+		return 1;
 	}
-	errno = saved;
+	if (errno == EMFILE || errno == ENFILE || errno == ENOMEM)
+		return -1;
+	return 0;	/* EINVAL: no PIDFD_EMPTY; ENOSYS: before 5.3; EPERM */
+}
+
+/* The mask, and whether it may be cached. */
+static int run_probe(uint32_t *mask)
+{
+	int exists = builder_exists();
+
+	*mask = 0;
+	if (exists <= 0)
+		return exists == 0;
+	for (size_t i = 0; i < sizeof(probe_methods) / sizeof(probe_methods[0]);
+	     i++)
+		if (probe_methods[i](mask) == 0)
+			return 1;
+	*mask = 0;
+	return 1;
 }
 
 PFS_API uint32_t pidfdspawn_probe(void)
 {
-	pthread_once(&probe_once, run_probe);
-	return probed_mask;
+	int saved = errno;
+	uint32_t mask;
+
+	if (__atomic_load_n(&probed, __ATOMIC_ACQUIRE))
+		return probed_mask;
+	pthread_mutex_lock(&probe_lock);
+	if (!probed) {
+		if (run_probe(&mask)) {
+			probed_mask = mask;
+			__atomic_store_n(&probed, 1, __ATOMIC_RELEASE);
+		}
+	} else {
+		mask = probed_mask;
+	}
+	pthread_mutex_unlock(&probe_lock);
+	errno = saved;
+	return mask;
 }
 
 static const char *const feature_names[PIDFDSPAWN_FEAT_COUNT] = {
@@ -284,7 +323,12 @@ int pfs_kernel_search(const struct pfs_request *req, uint32_t have)
  */
 uint32_t pfs_request_needs(const struct pfs_request *req)
 {
-	uint32_t have = pidfdspawn_probe();
+	return pfs_request_needs_with(req, pidfdspawn_probe());
+}
+
+/* The same for a kernel with the features @have (0: no builder). */
+uint32_t pfs_request_needs_with(const struct pfs_request *req, uint32_t have)
+{
 	uint32_t needs = PIDFDSPAWN_FEAT_BUILDER | attr_needs(req->attr);
 
 	for (int i = 0; i < req->nr_actions; i++)

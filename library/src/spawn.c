@@ -11,7 +11,10 @@
  *                   task with ENOSYS or EPERM (e.g. the caller is being
  *                   ptraced);
  *   builder         the builder or ENOTSUP, never the fallback;
- *   fallback        always the fallback.
+ *   fallback        always the fallback, without probing: system calls
+ *                   472/473 are never made;
+ *   anything else   ignored (auto), said once on PIDFDSPAWN_TRACE_FD.
+ * Both variables are read with secure_getenv().
  */
 #include <errno.h>
 #include <limits.h>
@@ -47,11 +50,27 @@ PFS_API const char *pidfdspawn_backend_name(enum pidfdspawn_backend backend)
 	return "?";
 }
 
-enum mode { MODE_AUTO, MODE_BUILDER, MODE_FALLBACK, MODE_INVALID };
+enum mode { MODE_AUTO, MODE_BUILDER, MODE_FALLBACK };
+
+/*
+ * The knobs are read with secure_getenv(): a set-user-ID program must not
+ * let its caller pick its backend or make it write to a descriptor.
+ */
+static int trace_fd(void)
+{
+	const char *v = secure_getenv("PIDFDSPAWN_TRACE_FD");
+
+	return v && *v ? atoi(v) : -1;
+}
+
+/* Said once per process: an unknown PIDFDSPAWN_BACKEND was ignored. */
+static int unknown_noted;
 
 static enum mode backend_mode(void)
 {
-	const char *v = getenv("PIDFDSPAWN_BACKEND");
+	const char *v = secure_getenv("PIDFDSPAWN_BACKEND");
+	char line[160];
+	int fd, n;
 
 	if (!v || !*v || strcmp(v, "auto") == 0)
 		return MODE_AUTO;
@@ -59,41 +78,47 @@ static enum mode backend_mode(void)
 		return MODE_BUILDER;
 	if (strcmp(v, "fallback") == 0)
 		return MODE_FALLBACK;
-	return MODE_INVALID;
+	/* A typo must not make every spawn fail: auto, and say so. */
+	fd = trace_fd();
+	if (fd >= 0 && !__atomic_exchange_n(&unknown_noted, 1, __ATOMIC_RELAXED)) {
+		n = snprintf(line, sizeof(line),
+			     "pidfdspawn: unknown PIDFDSPAWN_BACKEND=%.64s ignored, using auto\n",
+			     v);
+		if (n > 0)
+			(void)!write(fd, line, (size_t)n < sizeof(line) ?
+				     (size_t)n : sizeof(line) - 1);
+	}
+	return MODE_AUTO;
 }
 
 static void trace(const char *fn, const struct pfs_request *req,
-		  uint32_t needs, int err, const struct pfs_result *res)
+		  enum mode mode, uint32_t needs, int err,
+		  const struct pfs_result *res)
 {
-	const char *v = getenv("PIDFDSPAWN_TRACE_FD");
-	char line[PATH_MAX + 176];
-	int fd, n;
-
-	if (!v || !*v)
-		return;
-	fd = atoi(v);
 	static const char *const modes[] = {
 		[MODE_AUTO] = "auto", [MODE_BUILDER] = "builder",
-		[MODE_FALLBACK] = "fallback", [MODE_INVALID] = "invalid",
+		[MODE_FALLBACK] = "fallback",
 	};
+	char line[PATH_MAX + 176];
+	int fd = trace_fd(), n;
+
+	if (fd < 0)
+		return;
 	n = snprintf(line, sizeof(line),
 		     "pidfdspawn: %s file=%s backend=%s needs=0x%x err=%d pid=%d mode=%s\n",
 		     fn, req->file, pidfdspawn_backend_name(last_backend),
-		     needs, err, err ? -1 : (int)res->pid, modes[backend_mode()]);
+		     needs, err, err ? -1 : (int)res->pid, modes[mode]);
 	if (n > 0)
 		(void)!write(fd, line, (size_t)n < sizeof(line) ? (size_t)n :
 			     sizeof(line) - 1);
 }
 
 /* The builder, or ENOTSUP/-1 meaning "use the fallback". */
-static int choose_and_spawn(const struct pfs_request *req, uint32_t needs,
-			    struct pfs_result *res)
+static int choose_and_spawn(const struct pfs_request *req, enum mode mode,
+			    uint32_t needs, struct pfs_result *res)
 {
-	enum mode mode = backend_mode();
 	int err;
 
-	if (mode == MODE_INVALID)
-		return EINVAL;
 	if (mode != MODE_FALLBACK) {
 		int can = (needs & ~pidfdspawn_probe()) == 0;
 
@@ -127,6 +152,7 @@ static int do_spawn(const char *fn, pid_t *pid, int *pidfd, const char *file,
 		.want_pidfd = pidfd != NULL,
 	};
 	int saved_errno = errno, err;
+	enum mode mode = backend_mode();
 	uint32_t needs;
 
 	if (fa) {
@@ -139,14 +165,16 @@ static int do_spawn(const char *fn, pid_t *pid, int *pidfd, const char *file,
 			req.search_path = PFS_DEFAULT_PATH;
 	}
 	last_backend = PIDFDSPAWN_BACKEND_NONE;
-	needs = pfs_request_needs(&req);
+	/* A forced fallback never probes: it never touches the builder. */
+	needs = mode == MODE_FALLBACK ? pfs_request_needs_with(&req, 0) :
+		pfs_request_needs(&req);
 
 	if (use_path && !strchr(file, '/') && strlen(file) > NAME_MAX)
 		err = ENAMETOOLONG;
 	else if (use_path && !*file)
 		err = ENOENT;
 	else
-		err = choose_and_spawn(&req, needs, &res);
+		err = choose_and_spawn(&req, mode, needs, &res);
 
 	if (!err) {
 		if (pid)
@@ -154,7 +182,7 @@ static int do_spawn(const char *fn, pid_t *pid, int *pidfd, const char *file,
 		if (pidfd)
 			*pidfd = res.pidfd;
 	}
-	trace(fn, &req, needs, err, &res);
+	trace(fn, &req, mode, needs, err, &res);
 	errno = saved_errno;
 	return err;
 }

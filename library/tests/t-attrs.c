@@ -8,13 +8,61 @@
 
 static char *helper_argv[] = { "helper", NULL };
 
-static int run(const posix_spawnattr_t *attr, char *out, size_t size)
+static int run_path(const char *path, const posix_spawnattr_t *attr,
+		    char *out, size_t size)
 {
 	int status = -1, err;
 
-	err = spawn_capture(helper_path(), 0, NULL, attr, helper_argv, environ,
+	err = spawn_capture(path, 0, NULL, attr, helper_argv, environ,
 			    out, size, &status);
 	return err ? err : (status ? -1 : 0);
+}
+
+static int run(const posix_spawnattr_t *attr, char *out, size_t size)
+{
+	return run_path(helper_path(), attr, out, size);
+}
+
+/*
+ * A copy of the helper that any user can run: a fresh directory under
+ * /tmp, both mode 0755.  A test that changes identity execs this one, as
+ * the build tree may sit where that identity cannot go (a clone under
+ * /root, mode 0700).  0, or an error number with @what saying which step.
+ */
+static int public_helper(char *dir, size_t dsize, char *path, size_t psize,
+			 const char **what)
+{
+	char buf[65536];
+	int in, out = -1, err = 0;
+	ssize_t n;
+
+	snprintf(dir, dsize, "/tmp/pfs-attrs-XXXXXX");
+	*what = "mkdtemp under /tmp";
+	if (!mkdtemp(dir))
+		return errno;
+	snprintf(path, psize, "%s/helper", dir);
+	*what = "chmod 0755 of the directory";
+	if (chmod(dir, 0755) < 0)
+		return errno;
+	*what = "copying the helper";
+	in = open(helper_path(), O_RDONLY | O_CLOEXEC);
+	if (in >= 0)
+		out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+	while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof(buf))) != 0) {
+		if (n < 0 || write(out, buf, (size_t)n) != n) {
+			err = errno ? errno : EIO;
+			break;
+		}
+	}
+	if (in < 0 || out < 0)
+		err = errno;
+	if (!err && fchmod(out, 0755) < 0)	/* whatever the umask */
+		err = errno;
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out) < 0 && !err)
+		err = errno;
+	return err;
 }
 
 static unsigned long long hex(const char *report, const char *key)
@@ -227,8 +275,9 @@ static void test_sched(void)
 static void test_resetids(void)
 {
 	posix_spawnattr_t a;
-	char out[8192];
-	int differ = 0;
+	char out[8192], dir[64], copy[96] = "";
+	const char *what;
+	int differ = 0, err;
 
 	posix_spawnattr_init(&a);
 	posix_spawnattr_setflags(&a, POSIX_SPAWN_RESETIDS);
@@ -237,7 +286,13 @@ static void test_resetids(void)
 	   "RESETIDS: effective ids equal real ids");
 	ok_backend(NULL, &a, 0, "RESETIDS");
 
-	/* As root: real ids nobody, effective ids still root. */
+	/*
+	 * As root: real ids nobody, effective ids still root.  The child
+	 * then runs as uid 65534: it execs the helper's public copy.
+	 */
+	err = public_helper(dir, sizeof(dir), copy, sizeof(copy), &what);
+	ok(err == 0, "a copy of the helper that uid 65534 can run: %s (%s: %s)",
+	   copy, what, err ? strerror(err) : "done");
 	if (geteuid() == 0 && setresgid(65534, 0, 0) == 0) {
 		if (setresuid(65534, 0, 0) == 0)
 			differ = 1;
@@ -245,14 +300,16 @@ static void test_resetids(void)
 			setresgid(0, 0, 0);
 	}
 	if (differ) {
-		int e1 = run(NULL, out, sizeof(out));
+		int e1 = run_path(copy, NULL, out, sizeof(out));
 		long euid = num(out, "euid"), egid = num(out, "egid");
-		int e2 = run(&a, out, sizeof(out));
+		int e2 = run_path(copy, &a, out, sizeof(out));
 
 		setresuid(0, 0, 0);
 		setresgid(0, 0, 0);
 		ok(e1 == 0 && euid == 0 && egid == 0,
 		   "real ids 65534, effective 0: the child keeps euid/egid 0");
+		if (e2 > 0)
+			diag("uid 65534 could not run %s: %s", copy, strerror(e2));
 		ok(e2 == 0 && num(out, "uid") == 65534 && num(out, "euid") == 65534 &&
 		   num(out, "gid") == 65534 && num(out, "egid") == 65534,
 		   "RESETIDS drops the child's euid/egid to the real ids (%ld/%ld)",
@@ -265,6 +322,10 @@ static void test_resetids(void)
 		   "RESETIDS with equal ids (not root) keeps egid %d", (int)getegid());
 	}
 	ok(getuid() == geteuid() && getgid() == getegid(), "the caller's ids are back");
+	if (dir[0] && strcmp(dir, "/tmp/pfs-attrs-XXXXXX") != 0) {
+		unlink(copy);
+		rmdir(dir);
+	}
 	posix_spawnattr_destroy(&a);
 }
 
@@ -337,7 +398,7 @@ static void test_cgroup(void)
 
 int main(void)
 {
-	tap_plan(39);
+	tap_plan(40);
 	test_abi_and_accessors();
 	test_signals();
 	test_process_groups();
