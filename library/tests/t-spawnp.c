@@ -1,10 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /* posix_spawnp: the PATH walk, its errors, empty PATH entries, argv[0]. */
+#include <ftw.h>
 #include <sys/stat.h>
 
 #include "tap.h"
 
 static char top[] = "/tmp/pfs-spawnp-XXXXXX";
+
+static int remove_one(const char *path, const struct stat *st, int type,
+		      struct FTW *ftw)
+{
+	(void)st; (void)type; (void)ftw;
+	remove(path);
+	return 0;
+}
 
 static void make_dir(const char *name, char *out, size_t size)
 {
@@ -166,5 +175,7 @@ int main(void)
 
 	test_with_actions(a, b, c);
 	setenv("PATH", saved, 1);
+	/* Leave nothing in /tmp. */
+	nftw(top, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 	return tap_done();
 }
