@@ -112,9 +112,15 @@ installed_version() { # installed_version PKG: the installed version, or nothing
 
 # ensure_packages PKG...: install what is missing, once; apt-get update only when needed.
 ensure_packages() {
-	local missing=() p
+	local missing=() p status pkg want ok_ st installed
+	# One query for all (exits 1 when any is unknown to dpkg: that one is just missing).
+	status=$(dpkg-query -W -f='${Package} ${Status}\n' "$@" 2>/dev/null) || true
 	for p in "$@"; do
-		[ -n "$(installed_version "$p")" ] || missing+=("$p")
+		installed=
+		while read -r pkg want ok_ st; do
+			[ "$pkg" != "$p" ] || [ "$st" != installed ] || installed=1
+		done <<<"$status"
+		[ -n "$installed" ] || missing+=("$p")
 	done
 	[ ${#missing[@]} -eq 0 ] && return 0
 	stage "apt: installing ${missing[*]}"
