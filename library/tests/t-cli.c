@@ -92,7 +92,8 @@ static void run_as(const char *prog, int nobody, char *const envp[],
 	     one_line(r->err, e1));
 }
 
-#define RUN(r, ...) run_as(cli, 0, environ, (r), (const char *const[]){ __VA_ARGS__, NULL })
+#define RUN(r, ...) \
+	run_as(cli, 0, environ, (r), (const char *const[]){ __VA_ARGS__, NULL })
 
 /* Copy @src to @dst with mode 0755: 0 or an error number. */
 static int copy_file(const char *src, const char *dst)
@@ -156,7 +157,8 @@ static void permission_cases(void)
 
 	run_as(copy, nobody, environ, &r,
 	       (const char *const[]){ "-C", closed, "--", "/bin/true", NULL });
-	ok(r.status == 125 && strstr(r.err, "-C ") && strstr(r.err, "closed: Permission denied") &&
+	ok(r.status == 125 && strstr(r.err, "-C ") &&
+	   strstr(r.err, "closed: Permission denied") &&
 	   !strstr(r.err, "/bin/true"),
 	   "a -C the child may not enter: 125, the message blames -C (EACCES)");
 	run_as(copy, nobody, environ, &r,

@@ -54,6 +54,12 @@ static int in_child(const struct pfs_rule *rules, int n, const char *mode,
 		return -1;
 	pid = fork();
 	if (pid == 0) {
+		/*
+		 * These spawns are made in a world without the builder on
+		 * purpose: keep them out of the guest hook's trace, which
+		 * counts a fallback the builder could have served as stray.
+		 */
+		unsetenv("PIDFDSPAWN_TRACE_FD");
 		if (mode)
 			setenv("PIDFDSPAWN_BACKEND", mode, 1);
 		else
@@ -131,45 +137,51 @@ int main(void)
 	const struct pfs_rule no_close_range_no_proc[] = {
 		{ SYS_close_range, PFS_RET_ERRNO(ENOSYS), -1, 0 },
 		{ SYS_openat, PFS_RET_ERRNO(ENOENT), 2, O_DIRECTORY },
+#ifdef SYS_open
 		{ SYS_open, PFS_RET_ERRNO(ENOENT), 1, O_DIRECTORY },
+#endif
 	};
+#define N(rules) ((int)(sizeof(rules) / sizeof((rules)[0])))
 	char line[1024];
 	int st;
 
 	tap_plan(8);
 	helper_path();	/* before any filter: reads /proc/self/exe */
 
-	st = in_child(kill_builder, 2, "fallback", plain, line, sizeof(line));
+	st = in_child(kill_builder, N(kill_builder), "fallback", plain, line,
+		      sizeof(line));
 	ok(st == 0 && strstr(line, "err=0 status=0 backend=fallback "),
 	   "a forced fallback never calls system call 472/473, which "
 	   "seccomp kills (status %d; 159 is SIGSYS)", st);
 
-	st = in_child(old_kernel, 3, NULL, plain, line, sizeof(line));
+	st = in_child(old_kernel, N(old_kernel), NULL, plain, line, sizeof(line));
 	ok(st == 0 && strstr(line, "err=0 status=0 backend=fallback probe=none "),
 	   "auto mode on a kernel whose pidfd_open refuses PIDFD_EMPTY never "
 	   "calls 472/473 (status %d)", st);
 
-	st = in_child(enosys_builder, 2, NULL, plain, line, sizeof(line));
+	st = in_child(enosys_builder, N(enosys_builder), NULL, plain, line,
+		      sizeof(line));
 	ok(st == 0 && strstr(line, "err=0 status=0 backend=fallback probe=none "),
 	   "auto mode with 472/473 answering ENOSYS uses the fallback (status %d)",
 	   st);
 
-	st = in_child(no_close_range, 1, "fallback", with_closefrom, line, sizeof(line));
+	st = in_child(no_close_range, N(no_close_range), "fallback",
+		      with_closefrom, line, sizeof(line));
 	ok(st == 0 && strstr(line, "err=0 status=0 ") && strstr(line, "fdsrc=proc"),
 	   "closefrom with close_range() answering ENOSYS succeeds (status %d)", st);
 	ok(strstr(line, " fds=0,1,2 ") || strstr(line, " fds=1 ") ||
 	   strstr(line, " fds=0,1 ") || strstr(line, " fds=1,2 "),
 	   "... and the child has no fd above 2");
 
-	st = in_child(no_close_range, 1, "fallback", closefrom_high, line,
-		      sizeof(line));
+	st = in_child(no_close_range, N(no_close_range), "fallback",
+		      closefrom_high, line, sizeof(line));
 	ok(st == 0 && strstr(line, "err=0 status=0 ") && strstr(line, "fdsrc=proc") &&
 	   !strstr(line, ",10") && !strstr(line, ",200"),
 	   "... it walks /proc/self/fd: fds 10 and 200 (above RLIMIT_NOFILE) "
 	   "are closed");
 
-	st = in_child(no_close_range_no_proc, 3, "fallback", closefrom_low, line,
-		      sizeof(line));
+	st = in_child(no_close_range_no_proc, N(no_close_range_no_proc),
+		      "fallback", closefrom_low, line, sizeof(line));
 	ok(st == 0 && strstr(line, "err=0 status=0 ") && strstr(line, "fdsrc=fcntl"),
 	   "closefrom without close_range() and without /proc succeeds (status %d)",
 	   st);
