@@ -118,8 +118,10 @@ static void closefrom_low(int report)
 
 int main(void)
 {
+	/* A forced fallback does not even probe: PIDFD_EMPTY kills too. */
 	const struct pfs_rule kill_builder[] = {
 		{ NR_CONFIG, KILL, -1, 0 }, { NR_RUN, KILL, -1, 0 },
+		{ SYS_pidfd_open, KILL, 1, PIDFD_EMPTY },
 	};
 	/* A kernel without the builder: pidfd_open refuses PIDFD_EMPTY. */
 	const struct pfs_rule old_kernel[] = {
@@ -151,8 +153,8 @@ int main(void)
 	st = in_child(kill_builder, N(kill_builder), "fallback", plain, line,
 		      sizeof(line));
 	ok(st == 0 && strstr(line, "err=0 status=0 backend=fallback "),
-	   "a forced fallback never calls system call 472/473, which "
-	   "seccomp kills (status %d; 159 is SIGSYS)", st);
+	   "a forced fallback never probes nor calls system call 472/473, "
+	   "which seccomp kills (status %d; 159 is SIGSYS)", st);
 
 	st = in_child(old_kernel, N(old_kernel), NULL, plain, line, sizeof(line));
 	ok(st == 0 && strstr(line, "err=0 status=0 backend=fallback probe=none "),
