@@ -24,50 +24,51 @@ static int encode_actions(const struct pfs_request *req, uint32_t have,
 		struct pidfdspawn_action *k = &out[i];
 
 		memset(k, 0, sizeof(*k));
-		switch (a->kind) {
-		case PFS_ACT_OPEN:
+		switch (a->tag) {
+		case PFS_DO_OPEN:
 			k->type = PIDFDSPAWN_ACTION_OPEN;
-			k->newfd = (uint32_t)a->fd;
-			k->path = (uintptr_t)a->path;
-			k->open_flags = (unsigned int)a->oflag;
+			k->newfd = (uint32_t)a->u.open.fd;
+			k->path = (uintptr_t)a->u.open.path;
+			k->open_flags = (unsigned int)a->u.open.oflag;
 			/*
 			 * open(2) uses the mode only when it creates, and
 			 * then only these bits; the OPEN action rejects others.
 			 */
-			k->mode = a->mode & 07777;
+			k->mode = a->u.open.mode & 07777;
 			break;
-		case PFS_ACT_CLOSE:
+		case PFS_DO_CLOSE:
 			if (have & PIDFDSPAWN_FEAT_CLOSE) {
 				/* glibc's rule: EBADF only beyond RLIMIT_NOFILE */
 				k->type = PIDFDSPAWN_ACTION_CLOSE;
-				k->fd = (uint32_t)a->fd;
+				k->fd = (uint32_t)a->u.close.fd;
 				break;
 			}
 			/* close_range() ignores an unopened fd, as glibc does. */
 			k->type = PIDFDSPAWN_ACTION_CLOSE_RANGE;
-			k->fd = k->newfd = (uint32_t)a->fd;
+			k->fd = k->newfd = (uint32_t)a->u.close.fd;
 			break;
-		case PFS_ACT_DUP2:
+		case PFS_DO_DUP2:
 			k->type = PIDFDSPAWN_ACTION_DUP2;
-			k->fd = (uint32_t)a->fd;
-			k->newfd = (uint32_t)a->newfd;
+			k->fd = (uint32_t)a->u.dup2.fd;
+			k->newfd = (uint32_t)a->u.dup2.newfd;
 			break;
-		case PFS_ACT_CHDIR:
+		case PFS_DO_CHDIR:
 			k->type = PIDFDSPAWN_ACTION_CHDIR;
-			k->path = (uintptr_t)a->path;
+			k->path = (uintptr_t)a->u.chdir.path;
 			break;
-		case PFS_ACT_FCHDIR:
+		case PFS_DO_FCHDIR:
+			/* A negative fd (accepted at add time) fails in the child. */
 			k->type = PIDFDSPAWN_ACTION_FCHDIR;
-			k->fd = (uint32_t)a->fd;
+			k->fd = (uint32_t)a->u.fchdir.fd;
 			break;
-		case PFS_ACT_CLOSEFROM:
+		case PFS_DO_CLOSEFROM:
 			k->type = PIDFDSPAWN_ACTION_CLOSE_RANGE;
-			k->fd = (uint32_t)a->fd;
+			k->fd = (uint32_t)a->u.closefrom.from;
 			k->newfd = ~0u;
 			break;
-		case PFS_ACT_TCSETPGRP:
+		case PFS_DO_TCSETPGRP:
 			k->type = PIDFDSPAWN_ACTION_TCSETPGRP;
-			k->fd = (uint32_t)a->fd;
+			k->fd = (uint32_t)a->u.tcsetpgrp.fd;
 			break;
 		default:
 			return ENOTSUP;

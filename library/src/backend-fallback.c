@@ -117,16 +117,17 @@ static int child_open(const struct pfs_action *a)
 	int fd;
 
 	/* POSIX: a target fd that is open is closed before the open. */
-	close(a->fd);
-	fd = open(a->path, a->oflag, a->mode);
+	close(a->u.open.fd);
+	fd = open(a->u.open.path, a->u.open.oflag, a->u.open.mode);
 	if (fd < 0)
 		return -1;
 	/*
 	 * The target is close-on-exec exactly when oflag has O_CLOEXEC, as
 	 * with the builder's OPEN (glibc's dup2 here loses the flag).
 	 */
-	if (fd != a->fd) {
-		if (dup3(fd, a->fd, a->oflag & O_CLOEXEC) != a->fd ||
+	if (fd != a->u.open.fd) {
+		if (dup3(fd, a->u.open.fd, a->u.open.oflag & O_CLOEXEC) !=
+		    a->u.open.fd ||
 		    close(fd) < 0)
 			return -1;
 	}
@@ -135,15 +136,15 @@ static int child_open(const struct pfs_action *a)
 
 static int child_dup2(const struct pfs_action *a)
 {
-	int flags;
+	int fd = a->u.dup2.fd, newfd = a->u.dup2.newfd, flags;
 
-	if (a->fd != a->newfd)
-		return dup2(a->fd, a->newfd) == a->newfd ? 0 : -1;
+	if (fd != newfd)
+		return dup2(fd, newfd) == newfd ? 0 : -1;
 	/* dup2(fd, fd) clears FD_CLOEXEC (Austin Group issue 411). */
-	flags = fcntl(a->fd, F_GETFD);
+	flags = fcntl(fd, F_GETFD);
 	if (flags < 0)
 		return -1;
-	return fcntl(a->fd, F_SETFD, flags & ~FD_CLOEXEC);
+	return fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC);
 }
 
 /*
@@ -219,26 +220,26 @@ static int child_closefrom(int from)
 
 static int child_action(const struct pfs_action *a, const struct pfs_attr *at)
 {
-	switch (a->kind) {
-	case PFS_ACT_OPEN:
+	switch (a->tag) {
+	case PFS_DO_OPEN:
 		return child_open(a);
-	case PFS_ACT_CLOSE:
+	case PFS_DO_CLOSE:
 		/* The fd was range-checked when added; glibc ignores errors. */
-		close(a->fd);
+		close(a->u.close.fd);
 		return 0;
-	case PFS_ACT_DUP2:
+	case PFS_DO_DUP2:
 		return child_dup2(a);
-	case PFS_ACT_CHDIR:
-		return chdir(a->path);
-	case PFS_ACT_FCHDIR:
-		return fchdir(a->fd);
-	case PFS_ACT_CLOSEFROM:
-		return child_closefrom(a->fd);
-	case PFS_ACT_TCSETPGRP: {
+	case PFS_DO_CHDIR:
+		return chdir(a->u.chdir.path);
+	case PFS_DO_FCHDIR:
+		return fchdir(a->u.fchdir.fd);
+	case PFS_DO_CLOSEFROM:
+		return child_closefrom(a->u.closefrom.from);
+	case PFS_DO_TCSETPGRP: {
 		pid_t pgrp = (at->flags & POSIX_SPAWN_SETPGROUP) && at->pgrp ?
 			     at->pgrp : getpgid(0);
 
-		return tcsetpgrp(a->fd, pgrp);
+		return tcsetpgrp(a->u.tcsetpgrp.fd, pgrp);
 	}
 	}
 	errno = EINVAL;
@@ -388,10 +389,10 @@ static int *placed_fds(const struct pfs_request *req, int *nr)
 	for (int i = 0; i < req->nr_actions; i++) {
 		const struct pfs_action *a = &req->actions[i];
 
-		if (a->kind == PFS_ACT_OPEN)
-			keep[n++] = a->fd;
-		else if (a->kind == PFS_ACT_DUP2)
-			keep[n++] = a->newfd;
+		if (a->tag == PFS_DO_OPEN)
+			keep[n++] = a->u.open.fd;
+		else if (a->tag == PFS_DO_DUP2)
+			keep[n++] = a->u.dup2.newfd;
 	}
 	qsort(keep, (size_t)n, sizeof(*keep), cmp_int);
 	for (int i = 0; i < n; i++)

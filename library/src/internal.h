@@ -45,24 +45,36 @@ struct pfs_attr {
 	int pad[15];
 };
 
-enum pfs_action_kind {
-	PFS_ACT_OPEN,
-	PFS_ACT_CLOSE,
-	PFS_ACT_DUP2,
-	PFS_ACT_CHDIR,
-	PFS_ACT_FCHDIR,
-	PFS_ACT_CLOSEFROM,
-	PFS_ACT_TCSETPGRP,
+/*
+ * One posix_spawn file action, laid out exactly as glibc's struct
+ * __spawn_action (posix/spawn_int.h): an int-sized tag in glibc's order,
+ * then a union whose members are glibc's.  Objects filled by glibc's
+ * posix_spawn_file_actions_add*() are read here and the reverse, so the
+ * tag values, member order and the ownership rule (open and chdir paths
+ * are malloc'd copies, the array is malloc'd; destroy frees them with
+ * free()) are interface.  glibc 2.34 added closefrom, 2.35 tcsetpgrp.
+ */
+enum pfs_action_tag {
+	PFS_DO_CLOSE = 0,
+	PFS_DO_DUP2 = 1,
+	PFS_DO_OPEN = 2,
+	PFS_DO_CHDIR = 3,
+	PFS_DO_FCHDIR = 4,
+	PFS_DO_CLOSEFROM = 5,
+	PFS_DO_TCSETPGRP = 6,
 };
 
-/* One posix_spawn file action; @path is owned (strdup'd at add time). */
 struct pfs_action {
-	enum pfs_action_kind kind;
-	int fd;
-	int newfd;
-	int oflag;
-	mode_t mode;
-	char *path;
+	enum pfs_action_tag tag;
+	union {
+		struct { int fd; } close;
+		struct { int fd; int newfd; } dup2;
+		struct { int fd; char *path; int oflag; mode_t mode; } open;
+		struct { char *path; } chdir;
+		struct { int fd; } fchdir;
+		struct { int from; } closefrom;
+		struct { int fd; } tcsetpgrp;
+	} u;
 };
 
 /* glibc's posix_spawn_file_actions_t, with __actions pointing at ours. */

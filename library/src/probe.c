@@ -261,24 +261,24 @@ PFS_API uint32_t pidfdspawn_feature_from_name(const char *name)
 
 static uint32_t action_needs(const struct pfs_action *a, uint32_t have)
 {
-	switch (a->kind) {
-	case PFS_ACT_OPEN:
-		if (a->oflag & ~PFS_OPEN_FLAGS)
+	switch (a->tag) {
+	case PFS_DO_OPEN:
+		if (a->u.open.oflag & ~PFS_OPEN_FLAGS)
 			return PIDFDSPAWN_FEAT_OPEN | PIDFDSPAWN_FEAT_UNSUPPORTED;
 		return PIDFDSPAWN_FEAT_OPEN;
-	case PFS_ACT_CLOSE:
+	case PFS_DO_CLOSE:
 		/* close_range(fd, fd) does the same where CLOSE is missing. */
 		return have & PIDFDSPAWN_FEAT_CLOSE ? PIDFDSPAWN_FEAT_CLOSE :
 		       PIDFDSPAWN_FEAT_CLOSE_RANGE;
-	case PFS_ACT_CLOSEFROM:
+	case PFS_DO_CLOSEFROM:
 		return PIDFDSPAWN_FEAT_CLOSE_RANGE;
-	case PFS_ACT_DUP2:
+	case PFS_DO_DUP2:
 		return PIDFDSPAWN_FEAT_DUP2;
-	case PFS_ACT_CHDIR:
+	case PFS_DO_CHDIR:
 		return PIDFDSPAWN_FEAT_CHDIR;
-	case PFS_ACT_FCHDIR:
+	case PFS_DO_FCHDIR:
 		return PIDFDSPAWN_FEAT_FCHDIR;
-	case PFS_ACT_TCSETPGRP:
+	case PFS_DO_TCSETPGRP:
 		return PIDFDSPAWN_FEAT_TCSETPGRP;
 	}
 	return PIDFDSPAWN_FEAT_UNSUPPORTED;

@@ -290,17 +290,26 @@ static void test_tcsetpgrp_and_add_errors(void)
 	   posix_spawn_file_actions_adddup2(&fa, 0, -1) == EBADF &&
 	   posix_spawn_file_actions_adddup2(&fa, 1 << 30, 1) == EBADF &&
 	   posix_spawn_file_actions_addopen(&fa, -2, "/", O_RDONLY, 0) == EBADF &&
-	   posix_spawn_file_actions_addfchdir_np(&fa, -1) == EBADF &&
 	   posix_spawn_file_actions_addclosefrom_np(&fa, -1) == EBADF &&
 	   posix_spawn_file_actions_addtcsetpgrp_np(&fa, -1) == EBADF,
 	   "adding an out-of-range fd is EBADF");
 	posix_spawn_file_actions_destroy(&fa);
+
+	/* glibc: addfchdir_np checks nothing; fchdir(-1) fails in the child. */
+	capture_init(&fa);
+	ok(posix_spawn_file_actions_addfchdir_np(&fa, -1) == 0 &&
+	   posix_spawn_file_actions_addfchdir_np(&fa, 1 << 30) == 0,
+	   "addfchdir_np(-1) and addfchdir_np(2^30) are accepted at add time");
+	err = run(&fa, out, sizeof(out));
+	ok(err == EBADF && no_zombies(),
+	   "... and the spawn fails with EBADF, child reaped (%d)", err);
+	ok_backend(&fa, NULL, 0, "addfchdir_np(-1)");
 	close(fd);
 }
 
 int main(void)
 {
-	tap_plan(45);
+	tap_plan(48);
 	test_dup2_and_close();
 	test_dup2_same_fd_clears_cloexec();
 	test_open();
