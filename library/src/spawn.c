@@ -9,7 +9,9 @@
  *                   needs (pfs_request_needs), otherwise the fallback; also
  *                   the fallback when the builder refuses before creating a
  *                   task with ENOSYS or EPERM (e.g. the caller is being
- *                   ptraced);
+ *                   ptraced), or at its own limits: E2BIG (more file
+ *                   actions than the kernel takes), EMFILE/ENFILE (no fd
+ *                   for the builder itself);
  *   builder         the builder or ENOTSUP, never the fallback;
  *   fallback        always the fallback, without probing: system calls
  *                   472/473 are never made;
@@ -113,6 +115,28 @@ static void trace(const char *fn, const struct pfs_request *req,
 			     sizeof(line) - 1);
 }
 
+/*
+ * Errors of the builder that glibc's posix_spawn never gives for the same
+ * request, when no task was created: no builder after all (ENOSYS), the
+ * builder refused the caller (EPERM, e.g. ptraced), the builder's own
+ * limits (E2BIG: the action array is larger than the kernel takes; EMFILE
+ * and ENFILE: the builder's fd could not be allocated, at RLIMIT_NOFILE).
+ * The fallback needs no descriptor for posix_spawn and has no action
+ * limit, so it serves these as glibc would.
+ */
+static int builder_refusal(int err)
+{
+	switch (err) {
+	case ENOSYS:
+	case EPERM:
+	case E2BIG:
+	case EMFILE:
+	case ENFILE:
+		return 1;
+	}
+	return 0;
+}
+
 /* The builder, or ENOTSUP/-1 meaning "use the fallback". */
 static int choose_and_spawn(const struct pfs_request *req, enum mode mode,
 			    uint32_t needs, struct pfs_result *res)
@@ -128,7 +152,7 @@ static int choose_and_spawn(const struct pfs_request *req, enum mode mode,
 			last_backend = PIDFDSPAWN_BACKEND_BUILDER;
 			err = pfs_builder_spawn(req, res);
 			if (mode == MODE_BUILDER || res->task_created ||
-			    (err != ENOSYS && err != EPERM))
+			    !builder_refusal(err))
 				return err;
 		}
 	}

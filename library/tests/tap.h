@@ -116,7 +116,7 @@ __attribute__((unused)) static int ok_backend(const posix_spawn_file_actions_t *
 }
 
 /* Directory of this test binary: the helper lives next to it. */
-static const char *helper_path(void)
+__attribute__((unused)) static const char *helper_path(void)
 {
 	static char path[PATH_MAX + 16];
 	char self[PATH_MAX];
