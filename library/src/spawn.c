@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,9 +176,18 @@ static int do_spawn(const char *fn, pid_t *pid, int *pidfd, const char *file,
 		.envp = envp,
 		.want_pidfd = pidfd != NULL,
 	};
-	int saved_errno = errno, err;
-	enum mode mode = backend_mode();
+	int saved_errno = errno, err, cancel_state;
+	enum mode mode;
 	uint32_t needs;
+
+	/*
+	 * As glibc: posix_spawn is not a cancellation point.  Nothing inside
+	 * (the builder's close, the trace's write) may act on a pending
+	 * cancellation, above all once the child exists: its pid would be
+	 * lost with the unwound caller.
+	 */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+	mode = backend_mode();
 
 	if (fa) {
 		req.actions = pfs_fa(fa)->actions;
@@ -207,6 +217,7 @@ static int do_spawn(const char *fn, pid_t *pid, int *pidfd, const char *file,
 			*pidfd = res.pidfd;
 	}
 	trace(fn, &req, mode, needs, err, &res);
+	pthread_setcancelstate(cancel_state, NULL);
 	errno = saved_errno;
 	return err;
 }
