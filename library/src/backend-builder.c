@@ -217,8 +217,9 @@ static int search_and_run(const struct run_plan *plan, struct pfs_result *res)
 	const struct pfs_request *req = plan->req;
 	char buf[PFS_PATH_BUF];
 	struct pfs_path_walk walk;
-	int got_eacces = 0, last = ENOENT, relative;
+	int got_eacces = 0, relative, last;
 
+	last = pfs_path_nothing_tried(req->entry_errno);
 	pfs_path_walk_init(&walk, req->search_path, req->file);
 	while (pfs_path_walk_next(&walk, buf, sizeof(buf), &relative)) {
 		struct stat st;

@@ -289,8 +289,10 @@ static void child_exec_search(struct child_ctx *c)
 {
 	const struct pfs_request *req = c->req;
 	struct pfs_path_walk walk;
-	int got_eacces = 0, last = ENOENT, relative;
+	int got_eacces = 0, relative, last;
 
+	/* Tried nothing: the errno the actions left, as in glibc's child. */
+	last = pfs_path_nothing_tried(errno);
 	pfs_path_walk_init(&walk, req->search_path, req->file);
 	while (pfs_path_walk_next(&walk, c->path_buf, sizeof(c->path_buf),
 				  &relative)) {
@@ -309,6 +311,8 @@ static int child_main(void *arg)
 	const struct pfs_request *req = c->req;
 	const sigset_t *mask = &c->parent_mask;
 
+	/* glibc's child starts with its caller's errno (shared TLS). */
+	errno = req->entry_errno;
 	child_reset_signals(c);
 	if (child_attributes(req->attr) < 0)
 		goto fail;
@@ -327,7 +331,7 @@ static int child_main(void *arg)
 	else
 		execve(req->file, req->argv, req->envp);
 fail:
-	c->err = errno ? errno : EINVAL;
+	c->err = errno ? errno : ECHILD;	/* glibc's choice for 0 */
 	_exit(127);
 }
 

@@ -3,6 +3,7 @@
 #ifndef PIDFDSPAWN_INTERNAL_H
 #define PIDFDSPAWN_INTERNAL_H
 
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
@@ -116,6 +117,7 @@ struct pfs_request {
 	char *const *argv;
 	char *const *envp;
 	int want_pidfd;
+	int entry_errno;		/* the caller's errno on entry */
 };
 
 /* Result of a backend: 0 or an error number. */
@@ -160,6 +162,13 @@ int pfs_path_walk_next(struct pfs_path_walk *w, char *buf, size_t size,
 		       int *relative);
 /* execvp's rule: may the search go on after this exec error? */
 int pfs_path_error_continues(int err);
+/* Whether the kernel's PATH search walks @path as glibc would. */
+int pfs_path_fits_kernel(const char *path, const char *file);
+/* What a walk that tried no candidate reports (glibc: the stale errno). */
+static inline int pfs_path_nothing_tried(int err)
+{
+	return err ? err : ECHILD;
+}
 #define PFS_DEFAULT_PATH "/bin:/usr/bin"
 #define PFS_PATH_BUF (PATH_MAX + NAME_MAX + 2)
 

@@ -1,11 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * posix_spawnp's PATH walk, shared by both backends.  It allocates
- * nothing, so the fallback's vfork child can use it.  Rules (glibc's
- * execvpe): an empty entry means the current directory; an entry too long
- * for the buffer is skipped; the search goes on after ENOENT, ESTALE,
- * ENOTDIR, ENODEV, ETIMEDOUT and EACCES (remembered and reported if
- * nothing else is found) and stops at any other error.
+ * nothing, so the fallback's vfork child can use it.  The rules are glibc
+ * 2.36's execvpe, quirks included, since programs see them:
+ *   - an empty entry means the current directory;
+ *   - an entry of PATH_MAX (4096) bytes or more is not searched: when it
+ *     is the last entry the walk ends there, otherwise glibc's loop tries
+ *     the name alone (the current directory) in its place;
+ *   - a shorter entry is tried even when entry/name exceeds PATH_MAX
+ *     (execve's ENAMETOOLONG then ends the search);
+ *   - the search goes on after ENOENT, ESTALE, ENOTDIR, ENODEV, ETIMEDOUT
+ *     and EACCES (remembered and reported if nothing else is found) and
+ *     stops at any other error;
+ *   - a walk that tried nothing reports the errno the caller had (ECHILD
+ *     when that was 0).
  */
 #include <errno.h>
 #include <string.h>
@@ -29,8 +37,13 @@ int pfs_path_walk_next(struct pfs_path_walk *w, char *buf, size_t size,
 		size_t len = (size_t)(end - entry);
 
 		w->next = *end ? end + 1 : NULL;
+		if (len >= PATH_MAX) {
+			if (!w->next)
+				return 0;
+			len = 0;	/* glibc: the name alone */
+		}
 		if (len + 1 + w->file_len + 1 > size)
-			continue;
+			continue;	/* cannot happen: PFS_PATH_BUF holds it */
 		memcpy(buf, entry, len);
 		if (len)
 			buf[len++] = '/';
@@ -53,4 +66,24 @@ int pfs_path_error_continues(int err)
 		return 1;
 	}
 	return 0;
+}
+
+/*
+ * Whether the kernel's "search-path" walk gives glibc's candidates for
+ * @path: it skips an entry too long to hold the name, where glibc tries it
+ * (ENAMETOOLONG) or applies the rules above.
+ */
+int pfs_path_fits_kernel(const char *path, const char *file)
+{
+	size_t file_len = strlen(file);
+
+	for (const char *entry = path;; ) {
+		const char *end = strchrnul(entry, ':');
+
+		if ((size_t)(end - entry) + 1 + file_len >= PATH_MAX)
+			return 0;
+		if (!*end)
+			return 1;
+		entry = end + 1;
+	}
 }

@@ -309,7 +309,8 @@ int pfs_kernel_search(const struct pfs_request *req, uint32_t have)
 {
 	return pfs_searches(req) && (have & PIDFDSPAWN_FEAT_PATH_SEARCH) &&
 	       (!req->search_path ||
-		strlen(req->search_path) < PFS_SEARCH_PATH_MAX);
+		(strlen(req->search_path) < PFS_SEARCH_PATH_MAX &&
+		 pfs_path_fits_kernel(req->search_path, req->file)));
 }
 
 /*

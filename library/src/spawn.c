@@ -189,6 +189,7 @@ static int do_spawn(const char *fn, pid_t *pid, int *pidfd, const char *file,
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
 	mode = backend_mode();
 
+	req.entry_errno = saved_errno;
 	if (fa) {
 		req.actions = pfs_fa(fa)->actions;
 		req.nr_actions = pfs_fa(fa)->used;
