@@ -248,11 +248,11 @@ int posix_spawn_file_actions_addtcsetpgrp_np(posix_spawn_file_actions_t *fa,
 int pidfd_spawn(int *__restrict pidfd, const char *__restrict path,
 		const posix_spawn_file_actions_t *__restrict file_actions,
 		const posix_spawnattr_t *__restrict attrp,
-		char *const argv[__restrict], char *const envp[__restrict]);
+		char *const argv[__restrict_arr], char *const envp[__restrict_arr]);
 int pidfd_spawnp(int *__restrict pidfd, const char *__restrict file,
 		 const posix_spawn_file_actions_t *__restrict file_actions,
 		 const posix_spawnattr_t *__restrict attrp,
-		 char *const argv[__restrict], char *const envp[__restrict]);
+		 char *const argv[__restrict_arr], char *const envp[__restrict_arr]);
 int posix_spawnattr_getcgroup_np(const posix_spawnattr_t *__restrict attr,
 				 int *__restrict cgroup);
 int posix_spawnattr_setcgroup_np(posix_spawnattr_t *attr, int cgroup);
