@@ -27,6 +27,14 @@
 
 #define CHILD_STACK_SIZE (64 * 1024)
 
+#ifdef SYS_setresuid32
+#define PFS_SYS_SETRESUID SYS_setresuid32
+#define PFS_SYS_SETRESGID SYS_setresgid32
+#else
+#define PFS_SYS_SETRESUID SYS_setresuid
+#define PFS_SYS_SETRESGID SYS_setresgid
+#endif
+
 #ifndef CLONE_PIDFD
 #define CLONE_PIDFD 0x00001000
 #endif
@@ -104,10 +112,14 @@ static int child_attributes(const struct pfs_attr *attr)
 		return -1;
 	if ((flags & POSIX_SPAWN_SETPGROUP) && setpgid(0, attr->pgrp) < 0)
 		return -1;
-	/* Raw syscalls: glibc's set*id would signal the parent's threads. */
+	/*
+	 * Raw syscalls: glibc's set*id would signal the parent's threads.
+	 * Where the plain calls take 16-bit ids (i386, 32-bit ARM...), the
+	 * *32 calls are the ones that take any id, as glibc uses them.
+	 */
 	if ((flags & POSIX_SPAWN_RESETIDS) &&
-	    (syscall(SYS_setresuid, -1, getuid(), -1) < 0 ||
-	     syscall(SYS_setresgid, -1, getgid(), -1) < 0))
+	    (syscall(PFS_SYS_SETRESUID, -1, getuid(), -1) < 0 ||
+	     syscall(PFS_SYS_SETRESGID, -1, getgid(), -1) < 0))
 		return -1;
 	return 0;
 }
