@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The builder backend's own logic, on any kernel: this program defines
+ * syscall(), so the library's system calls 434 (pidfd_open with
+ * PIDFD_EMPTY), 472 and 473 reach a tiny fake builder here while every
+ * other system call goes on to the kernel.  The fake answers the probe
+ * with "a builder without actions or keys", so plain posix_spawn and
+ * pidfd_spawn requests use the builder backend.  Checked: a run
+ * interrupted before any task existed is retried (posix_spawn never
+ * returns EINTR), posix_spawn closes the builder's fd, pidfd_spawn hands
+ * it over, and a child whose exec failed is reaped with its fd closed.
+ */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <sys/syscall.h>
+
+#include "tap.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#define NR_CONFIG 472
+#define NR_RUN 473
+
+static long (*real_syscall)(long, ...);
+
+/* ---- the fake kernel ------------------------------------------------- */
+
+#define MAX_FAKE 1024
+static char is_builder[MAX_FAKE];	/* fd is a taskless fake builder */
+static int eintr_runs;			/* fail this many runs with EINTR */
+static int runs, builders_opened;
+
+static long fail(int e)
+{
+	errno = e;
+	return -1;
+}
+
+static long fake_open_empty(void)
+{
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (fd >= MAX_FAKE) {
+		close(fd);
+		return fail(EMFILE);
+	}
+	is_builder[fd] = 1;
+	builders_opened++;
+	return fd;
+}
+
+static long fake_config(int fd, unsigned int cmd, const char *key,
+			void *value, int aux)
+{
+	if (fd == -1 && cmd == PIDFDSPAWN_CONFIG_QUERY) {
+		struct pidfdspawn_features f = {
+			.run_size = PIDFDSPAWN_RUN_SIZE_VER0,
+		};
+
+		if (key)
+			return fail(EINVAL);	/* knows no key */
+		if (!value || aux < (int)sizeof(f))
+			return fail(EINVAL);
+		memcpy(value, &f, sizeof(f));
+		return 0;
+	}
+	if (fd < 0 || fd >= MAX_FAKE || !is_builder[fd])
+		return fail(EBADF);
+	return 0;
+}
+
+/* Turn fake builder @fd into a pidfd of @pid, as a run does. */
+static void become_pidfd(int fd, pid_t pid)
+{
+	int pfd = (int)real_syscall(SYS_pidfd_open, pid, 0);
+
+	is_builder[fd] = 0;
+	if (pfd >= 0) {
+		dup3(pfd, fd, O_CLOEXEC);
+		close(pfd);
+	}
+}
+
+static long fake_run(int fd, const struct pidfdspawn_run_args *a)
+{
+	const char *path = (const char *)(uintptr_t)a->path;
+	pid_t pid;
+
+	if (fd < 0 || fd >= MAX_FAKE || !is_builder[fd])
+		return fail(EBADF);
+	runs++;
+	if (eintr_runs > 0) {
+		eintr_runs--;		/* consumed, still no task */
+		return fail(EINTR);
+	}
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		execve(path, (char *const *)(uintptr_t)a->argv,
+		       (char *const *)(uintptr_t)a->envp);
+		_exit(127);
+	}
+	become_pidfd(fd, pid);
+	if (access(path, X_OK) < 0)
+		return -1;	/* the child exits 127; errno from access */
+	return pid;
+}
+
+long syscall(long nr, ...)
+{
+	long a[6];
+	va_list ap;
+
+	va_start(ap, nr);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (nr == SYS_pidfd_open && a[0] == 0 && (a[1] & PIDFD_EMPTY))
+		return fake_open_empty();
+	if (nr == NR_CONFIG)
+		return fake_config((int)a[0], (unsigned int)a[1],
+				   (const char *)a[2], (void *)a[3], (int)a[4]);
+	if (nr == NR_RUN)
+		return fake_run((int)a[0],
+				(const struct pidfdspawn_run_args *)a[1]);
+	if (nr == SYS_waitid && a[0] == P_PIDFD && a[1] >= 0 &&
+	    a[1] < MAX_FAKE && is_builder[a[1]])
+		return fail(EINVAL);	/* a builder without a task */
+	return real_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+/* ---- the tests ------------------------------------------------------- */
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+static char *argv_ok[] = { "helper", "0", NULL };
+
+static int spawn_ok(int *status)
+{
+	int saved = dup(1), devnull = open("/dev/null", O_WRONLY), err;
+	pid_t pid = -1;
+
+	/* No file action (the fake builder knows none): stdout swapped here. */
+	dup2(devnull, 1);
+	close(devnull);
+	err = posix_spawn(&pid, helper_path(), NULL, NULL, argv_ok, environ);
+	dup2(saved, 1);
+	close(saved);
+	*status = err ? -1 : wait_status(pid);
+	return err;
+}
+
+int main(void)
+{
+	char *argv[] = { "x", NULL };
+	int before, err, status = -1, pidfd = -1, leaked;
+	siginfo_t si;
+	pid_t pid;
+
+	real_syscall = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
+	if (!real_syscall)
+		abort();
+	unsetenv("PIDFDSPAWN_BACKEND");
+	unsetenv("PIDFDSPAWN_TRACE_FD");	/* not a real builder: untraced */
+	tap_plan(9);
+
+	ok(pidfdspawn_probe() & PIDFDSPAWN_FEAT_BUILDER,
+	   "the fake kernel has a builder (probe 0x%x)", pidfdspawn_probe());
+
+	eintr_runs = 2;
+	runs = 0;
+	err = spawn_ok(&status);
+	ok(err == 0 && status == 0 && runs == 3,
+	   "two runs interrupted before a task existed are retried (err %d, status %d, %d runs)",
+	   err, status, runs);
+	ok(pidfdspawn_last_backend() == PIDFDSPAWN_BACKEND_BUILDER,
+	   "that spawn used the builder (%s)",
+	   pidfdspawn_backend_name(pidfdspawn_last_backend()));
+
+	before = count_fds();
+	leaked = 0;
+	for (int i = 0; i < 10; i++)
+		if (spawn_ok(&status) != 0 || status != 0)
+			leaked = -1000;
+	leaked += count_fds() - before;
+	ok(leaked == 0, "10 posix_spawns through the builder leave no fd behind (%d more)",
+	   leaked);
+
+	before = count_fds();
+	err = pidfd_spawn(&pidfd, "/bin/true", NULL, NULL, argv, environ);
+	ok(err == 0 && pidfd >= 0 &&
+	   syscall(SYS_waitid, P_PIDFD, pidfd, &si, WEXITED, NULL) == 0 &&
+	   si.si_status == 0,
+	   "pidfd_spawn returns the builder's fd as the child's pidfd (err %d)", err);
+	if (pidfd >= 0)
+		close(pidfd);
+	ok(count_fds() == before, "pidfd_spawn: one fd, closed by the caller");
+
+	before = count_fds();
+	err = posix_spawn(&pid, "/nonexistent/prog", NULL, NULL, argv, environ);
+	ok(err == ENOENT, "an exec failure in the child is returned (%d)", err);
+	ok(no_zombies(), "the child whose exec failed was reaped");
+	ok(count_fds() == before, "and its builder fd was closed (%d more)",
+	   count_fds() - before);
+	return tap_done();
+}
