@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -576,6 +577,7 @@ static void setup_shape(long b)
 	/* The helper: a process group leader in our session (SETPGROUP target). */
 	sh.helper = fork();
 	if (sh.helper == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		setpgid(0, 0);
 		for (;;)
 			pause();
