@@ -68,6 +68,7 @@ struct child_ctx {
 	const int *keep;
 	int nr_keep;
 	volatile int err;		/* written by the child */
+	char **shell_argv;		/* try_shell: /bin/sh file argv[1..] */
 	char path_buf[PFS_PATH_BUF];
 };
 
@@ -342,6 +343,13 @@ static int child_main(void *arg)
 		child_exec_search(c);
 	else
 		execve(req->file, req->argv, req->envp);
+	/*
+	 * The GLIBC_2.2.5 posix_spawn/posix_spawnp: a file the kernel cannot
+	 * execute (ENOEXEC, a script without "#!") is run by /bin/sh, with
+	 * the name as given (posix_spawnp: not the path found).
+	 */
+	if (c->shell_argv && errno == ENOEXEC)
+		execve(c->shell_argv[0], c->shell_argv, req->envp);
 fail:
 	c->err = errno ? errno : ECHILD;	/* glibc's choice for 0 */
 	_exit(127);
@@ -418,6 +426,25 @@ static int *placed_fds(const struct pfs_request *req, int *nr)
 	return keep;
 }
 
+/* The shell's argv for try_shell, made before the child (it allocates). */
+static char **shell_argv(const struct pfs_request *req)
+{
+	size_t argc = 0;
+	char **v;
+
+	while (req->argv && req->argv[argc])
+		argc++;
+	v = malloc((argc + 2) * sizeof(*v));
+	if (!v)
+		return NULL;
+	v[0] = (char *)"/bin/sh";
+	v[1] = (char *)req->file;
+	for (size_t i = 1; i < argc; i++)
+		v[i + 1] = req->argv[i];
+	v[argc > 1 ? argc + 1 : 2] = NULL;
+	return v;
+}
+
 int pfs_fallback_spawn(const struct pfs_request *req, struct pfs_result *res)
 {
 	struct child_ctx c = { .req = req, .err = 0 };
@@ -426,10 +453,15 @@ int pfs_fallback_spawn(const struct pfs_request *req, struct pfs_result *res)
 	pid_t pid;
 	char *stack;
 
+	if (req->try_shell && !(c.shell_argv = shell_argv(req)))
+		return ENOMEM;
+
 	if (req->attr->flags & POSIX_SPAWN_CLOEXEC_DEFAULT_NP) {
 		keep = placed_fds(req, &c.nr_keep);
-		if (!keep)
+		if (!keep) {
+			free(c.shell_argv);
 			return ENOMEM;
+		}
 		c.keep = keep;
 	}
 	stack = mmap(NULL, CHILD_STACK_SIZE, PROT_READ | PROT_WRITE,
@@ -437,6 +469,7 @@ int pfs_fallback_spawn(const struct pfs_request *req, struct pfs_result *res)
 	if (stack == MAP_FAILED) {
 		err = errno;
 		free(keep);
+		free(c.shell_argv);
 		return err;
 	}
 
@@ -465,5 +498,6 @@ int pfs_fallback_spawn(const struct pfs_request *req, struct pfs_result *res)
 	pthread_setcancelstate(cancel_state, NULL);
 	munmap(stack, CHILD_STACK_SIZE);
 	free(keep);
+	free(c.shell_argv);
 	return err;
 }

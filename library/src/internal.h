@@ -118,6 +118,7 @@ struct pfs_request {
 	char *const *envp;
 	int want_pidfd;
 	int entry_errno;		/* the caller's errno on entry */
+	int try_shell;			/* GLIBC_2.2.5 symbols: ENOEXEC -> sh */
 };
 
 /* Result of a backend: 0 or an error number. */
@@ -178,6 +179,11 @@ int pfs_fallback_spawn(const struct pfs_request *req, struct pfs_result *res);
 
 /* spawn.c */
 void pfs_set_last_backend(enum pidfdspawn_backend b);
+/* posix_spawn/posix_spawnp, with glibc's old /bin/sh fallback or not. */
+int pfs_posix_spawn(pid_t *pid, const char *file, int use_path,
+		    const posix_spawn_file_actions_t *fa,
+		    const posix_spawnattr_t *attrp, char *const argv[],
+		    char *const envp[], int try_shell);
 
 /* syscall.c */
 /* clone3() running fn(arg) on the new stack: child pid or -errno. */

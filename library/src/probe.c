@@ -334,6 +334,9 @@ uint32_t pfs_request_needs_with(const struct pfs_request *req, uint32_t have)
 
 	for (int i = 0; i < req->nr_actions; i++)
 		needs |= action_needs(&req->actions[i], have);
+	/* glibc's old /bin/sh fallback runs in the same child: no builder */
+	if (req->try_shell)
+		needs |= PIDFDSPAWN_FEAT_UNSUPPORTED;
 	if (pfs_searches(req)) {
 		if (pfs_kernel_search(req, have))
 			needs |= PIDFDSPAWN_FEAT_PATH_SEARCH;

@@ -164,7 +164,7 @@ static int choose_and_spawn(const struct pfs_request *req, enum mode mode,
 static int do_spawn(const char *fn, pid_t *pid, int *pidfd, const char *file,
 		    int use_path, const posix_spawn_file_actions_t *fa,
 		    const posix_spawnattr_t *attrp, char *const argv[],
-		    char *const envp[])
+		    char *const envp[], int try_shell)
 {
 	static const struct pfs_attr no_attr;
 	struct pfs_result res = { .pid = -1, .pidfd = -1 };
@@ -175,6 +175,7 @@ static int do_spawn(const char *fn, pid_t *pid, int *pidfd, const char *file,
 		.argv = argv,
 		.envp = envp,
 		.want_pidfd = pidfd != NULL,
+		.try_shell = try_shell,
 	};
 	int saved_errno = errno, err, cancel_state;
 	enum mode mode;
@@ -241,13 +242,21 @@ PFS_API uint32_t pidfdspawn_request_features(
 	return pfs_request_needs(&req);
 }
 
+int pfs_posix_spawn(pid_t *pid, const char *file, int use_path,
+		    const posix_spawn_file_actions_t *fa,
+		    const posix_spawnattr_t *attrp, char *const argv[],
+		    char *const envp[], int try_shell)
+{
+	return do_spawn(use_path ? "posix_spawnp" : "posix_spawn", pid, NULL,
+			file, use_path, fa, attrp, argv, envp, try_shell);
+}
+
 PFS_API int posix_spawn(pid_t *pid, const char *path,
 			const posix_spawn_file_actions_t *fa,
 			const posix_spawnattr_t *attrp, char *const argv[],
 			char *const envp[])
 {
-	return do_spawn("posix_spawn", pid, NULL, path, 0, fa, attrp, argv,
-			envp);
+	return pfs_posix_spawn(pid, path, 0, fa, attrp, argv, envp, 0);
 }
 
 PFS_API int posix_spawnp(pid_t *pid, const char *file,
@@ -255,8 +264,7 @@ PFS_API int posix_spawnp(pid_t *pid, const char *file,
 			 const posix_spawnattr_t *attrp, char *const argv[],
 			 char *const envp[])
 {
-	return do_spawn("posix_spawnp", pid, NULL, file, 1, fa, attrp, argv,
-			envp);
+	return pfs_posix_spawn(pid, file, 1, fa, attrp, argv, envp, 0);
 }
 
 PFS_API int pidfd_spawn(int *pidfd, const char *path,
@@ -265,7 +273,7 @@ PFS_API int pidfd_spawn(int *pidfd, const char *path,
 			char *const envp[])
 {
 	return do_spawn("pidfd_spawn", NULL, pidfd, path, 0, fa, attrp, argv,
-			envp);
+			envp, 0);
 }
 
 PFS_API int pidfd_spawnp(int *pidfd, const char *file,
@@ -274,5 +282,5 @@ PFS_API int pidfd_spawnp(int *pidfd, const char *file,
 			 char *const envp[])
 {
 	return do_spawn("pidfd_spawnp", NULL, pidfd, file, 1, fa, attrp, argv,
-			envp);
+			envp, 0);
 }
