@@ -68,7 +68,7 @@
 #define BATCH 40		/* requests per forked parent */
 #define MAXACT 1300
 #define SIDE_TIMEOUT 120
-#define SHOW_PER_SIG 3	/* detailed differences per signature */	/* seconds, per side (TCG + KASAN is slow) */
+static long SHOW_PER_SIG = 3;	/* detailed differences per signature (FUZZ_SHOW) */	/* seconds, per side (TCG + KASAN is slow) */
 
 /* ---- random numbers ---------------------------------------------------- */
 
@@ -1760,6 +1760,8 @@ int main(int argc, char **argv)
 			usage();
 	}
 	perturb = getenv("FUZZ_PERTURB") && *getenv("FUZZ_PERTURB");
+	if (getenv("FUZZ_SHOW"))
+		SHOW_PER_SIG = atol(getenv("FUZZ_SHOW"));
 	if (getenv("FUZZ_WAIVE"))
 		snprintf(waive, sizeof(waive), "%s", getenv("FUZZ_WAIVE"));
 	setvbuf(stdout, NULL, _IOLBF, 0);
