@@ -324,9 +324,13 @@ static int child_main(void *arg)
 	const struct pfs_request *req = c->req;
 	const sigset_t *mask = &c->parent_mask;
 
-	/* glibc's child starts with its caller's errno (shared TLS). */
-	errno = req->entry_errno;
 	child_reset_signals(c);
+	/*
+	 * glibc's child starts with its caller's errno (shared TLS) and its
+	 * signal reset leaves it alone; ours may not (sigaction() answers
+	 * EINVAL for glibc's internal signals), so set it after.
+	 */
+	errno = req->entry_errno;
 	if (child_attributes(req->attr) < 0)
 		goto fail;
 	for (int i = 0; i < req->nr_actions; i++)
