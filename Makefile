@@ -25,3 +25,11 @@ bench:          ## spawn benchmarks on the bench kernel in QEMU; table + plots i
 	bench/run
 bench-quick:    ## a short benchmark run (~3 minutes); results in build/bench/quick
 	bench/run --quick
+
+.PHONY: mutation fuzz
+mutation:       ## mutation check of the library: every mutant in tests/mutation/mutants must be killed (~1-3 min)
+	tests/mutation/run
+N ?= 100000
+fuzz:           ## differential fuzzer in the VM on the test kernel: N requests (default 100000), glibc vs builder and fallback
+	tests/host.d/fuzz-build >/dev/null
+	vm/vm-run --timeout $$(( $(N) + 900 )) -- env FUZZ_COUNT=$(N) tests/guest.d/fuzz
