@@ -128,10 +128,15 @@ static int configure(int fd, const struct run_plan *plan)
 		err = config(fd, PIDFDSPAWN_CONFIG_SET_BINARY,
 			     PIDFDSPAWN_CONFIG_KEY_SIGDEFAULT, &at->sigdef,
 			     PIDFDSPAWN_SIGSET_SIZE);
-	if (!err && (flags & POSIX_SPAWN_SETSIGMASK))
+	if (!err && (flags & POSIX_SPAWN_SETSIGMASK)) {
+		/* glibc's child never blocks its internal signals 32 and 33. */
+		sigset_t mask = at->sigmask;
+
+		pfs_sigset_del_internal(&mask);
 		err = config(fd, PIDFDSPAWN_CONFIG_SET_BINARY,
-			     PIDFDSPAWN_CONFIG_KEY_SIGMASK, &at->sigmask,
+			     PIDFDSPAWN_CONFIG_KEY_SIGMASK, &mask,
 			     PIDFDSPAWN_SIGSET_SIZE);
+	}
 	/*
 	 * The kernel does sched_setscheduler(0, policy, &sp) with a policy,
 	 * sched_setparam(0, &sp) with the priority alone.
@@ -219,7 +224,7 @@ static int search_and_run(const struct run_plan *plan, struct pfs_result *res)
 	struct pfs_path_walk walk;
 	int got_eacces = 0, relative, last;
 
-	last = pfs_path_nothing_tried(req->entry_errno);
+	last = pfs_path_nothing_tried(pfs_child_errno(req));
 	pfs_path_walk_init(&walk, req->search_path, req->file);
 	while (pfs_path_walk_next(&walk, buf, sizeof(buf), &relative)) {
 		struct stat st;

@@ -62,7 +62,8 @@ struct pfs_clone_args {
 
 struct child_ctx {
 	const struct pfs_request *req;
-	sigset_t parent_mask;		/* restored before exec */
+	sigset_t parent_mask;		/* the caller's, restored after */
+	sigset_t exec_mask;		/* the child's, set before exec */
 	int handlers_cleared;		/* CLONE_CLEAR_SIGHAND did it */
 	/* POSIX_SPAWN_CLOEXEC_DEFAULT_NP: the action targets, sorted, unique */
 	const int *keep;
@@ -74,6 +75,14 @@ struct child_ctx {
 
 /* ---- in the child: no allocation, no locks ---------------------------- */
 
+/* The kernel's struct sigaction for rt_sigaction (x86 and most arches). */
+struct pfs_ksigaction {
+	void (*handler)(int);
+	unsigned long flags;
+	void (*restorer)(void);
+	unsigned char mask[8];
+};
+
 static void child_reset_signals(const struct child_ctx *c)
 {
 	const struct pfs_attr *attr = c->req->attr;
@@ -84,6 +93,20 @@ static void child_reset_signals(const struct child_ctx *c)
 
 		if (sig == SIGKILL || sig == SIGSTOP)
 			continue;
+		if (sig == 32 || sig == 33) {
+			/*
+			 * glibc's internal signals (sigaction() refuses them):
+			 * its child sets them to SIG_IGN, or SIG_DFL when the
+			 * sigdefault attribute holds them.
+			 */
+			struct pfs_ksigaction ka = { .handler = SIG_IGN };
+
+			if ((attr->flags & POSIX_SPAWN_SETSIGDEF) &&
+			    pfs_sigset_has(&attr->sigdef, (unsigned int)sig))
+				ka.handler = SIG_DFL;
+			syscall(SYS_rt_sigaction, sig, &ka, NULL, sizeof(ka.mask));
+			continue;
+		}
 		if ((attr->flags & POSIX_SPAWN_SETSIGDEF) &&
 		    sigismember(&attr->sigdef, sig) == 1) {
 			sigaction(sig, &dfl, NULL);
@@ -304,6 +327,11 @@ static void child_exec_search(struct child_ctx *c)
 	struct pfs_path_walk walk;
 	int got_eacces = 0, relative, last;
 
+	/* glibc's execvpe: "" is ENOENT, before looking at PATH. */
+	if (!*req->file) {
+		errno = ENOENT;
+		return;
+	}
 	/* Tried nothing: the errno the actions left, as in glibc's child. */
 	last = pfs_path_nothing_tried(errno);
 	pfs_path_walk_init(&walk, req->search_path, req->file);
@@ -322,7 +350,6 @@ static int child_main(void *arg)
 {
 	struct child_ctx *c = arg;
 	const struct pfs_request *req = c->req;
-	const sigset_t *mask = &c->parent_mask;
 
 	child_reset_signals(c);
 	/*
@@ -330,7 +357,7 @@ static int child_main(void *arg)
 	 * signal reset leaves it alone; ours may not (sigaction() answers
 	 * EINVAL for glibc's internal signals), so set it after.
 	 */
-	errno = req->entry_errno;
+	errno = pfs_child_errno(req);
 	if (child_attributes(req->attr) < 0)
 		goto fail;
 	for (int i = 0; i < req->nr_actions; i++)
@@ -339,9 +366,7 @@ static int child_main(void *arg)
 	if ((req->attr->flags & POSIX_SPAWN_CLOEXEC_DEFAULT_NP) &&
 	    child_cloexec_default(c) < 0)
 		goto fail;
-	if (req->attr->flags & POSIX_SPAWN_SETSIGMASK)
-		mask = &req->attr->sigmask;
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, mask, NULL, _NSIG / 8);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &c->exec_mask, NULL, _NSIG / 8);
 
 	if (req->use_path && !strchr(req->file, '/'))
 		child_exec_search(c);
@@ -480,6 +505,13 @@ int pfs_fallback_spawn(const struct pfs_request *req, struct pfs_result *res)
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &c.parent_mask);
+	/*
+	 * The child's mask, as glibc's child sets it with its sigprocmask:
+	 * without the internal signals 32 and 33.
+	 */
+	c.exec_mask = (req->attr->flags & POSIX_SPAWN_SETSIGMASK) ?
+		      req->attr->sigmask : c.parent_mask;
+	pfs_sigset_del_internal(&c.exec_mask);
 
 	pid = clone_child(&c, stack, &pidfd);
 	if (pid < 0) {

@@ -166,6 +166,56 @@ int pfs_path_error_continues(int err);
 /* Whether the kernel's PATH search walks @path as glibc would. */
 int pfs_path_fits_kernel(const char *path, const char *file);
 /* What a walk that tried no candidate reports (glibc: the stale errno). */
+/*
+ * posix_spawnp of "" or of a name longer than NAME_MAX: glibc runs the
+ * file actions and only then fails the search (ENOENT for "", the
+ * kernel's error for each truncated candidate otherwise).  The kernel's
+ * builder refuses "" before creating a task and fails a long name with
+ * ENAMETOOLONG whatever PATH holds, so these go to the fallback.
+ */
+static inline int pfs_search_name_unmatched(const struct pfs_request *req)
+{
+	return pfs_searches(req) &&
+	       (!*req->file || strnlen(req->file, NAME_MAX + 1) > NAME_MAX);
+}
+
+/*
+ * Remove glibc's internal signals (32: SIGCANCEL, 33: SIGSETXID) from a
+ * set, as glibc's sigprocmask does with the mask its child sets: bit
+ * arithmetic, since sigdelset() refuses them.
+ */
+static inline void pfs_sigset_del_internal(sigset_t *set)
+{
+	unsigned long *w = (unsigned long *)set;
+	const unsigned int bits = 8 * sizeof(unsigned long);
+
+	for (unsigned int sig = 32; sig <= 33; sig++)
+		w[(sig - 1) / bits] &= ~(1UL << ((sig - 1) % bits));
+}
+
+static inline int pfs_sigset_has(const sigset_t *set, unsigned int sig)
+{
+	const unsigned long *w = (const unsigned long *)set;
+	const unsigned int bits = 8 * sizeof(unsigned long);
+
+	return (w[(sig - 1) / bits] >> ((sig - 1) % bits)) & 1;
+}
+
+/*
+ * The errno glibc's child has after its signal reset: the caller's, or
+ * EINVAL when the sigdefault attribute holds SIGKILL or SIGSTOP (its
+ * sigaction(SIG_DFL) for them fails).  A PATH walk that tries nothing
+ * reports it.
+ */
+static inline int pfs_child_errno(const struct pfs_request *req)
+{
+	if ((req->attr->flags & POSIX_SPAWN_SETSIGDEF) &&
+	    (pfs_sigset_has(&req->attr->sigdef, SIGKILL) ||
+	     pfs_sigset_has(&req->attr->sigdef, SIGSTOP)))
+		return EINVAL;
+	return req->entry_errno;
+}
+
 static inline int pfs_path_nothing_tried(int err)
 {
 	return err ? err : ECHILD;

@@ -13,7 +13,11 @@
  *     and EACCES (remembered and reported if nothing else is found) and
  *     stops at any other error;
  *   - a walk that tried nothing reports the errno the caller had (ECHILD
- *     when that was 0).
+ *     when that was 0);
+ *   - a name over NAME_MAX is not refused: glibc's check is dead code
+ *     (strnlen(file, NAME_MAX) never exceeds NAME_MAX) and each candidate
+ *     gets the name cut to NAME_MAX + 1 bytes, a component the kernel
+ *     refuses with ENAMETOOLONG where the directory exists.
  */
 #include <errno.h>
 #include <string.h>
@@ -25,7 +29,7 @@ void pfs_path_walk_init(struct pfs_path_walk *w, const char *path,
 {
 	w->next = path;
 	w->file = file;
-	w->file_len = strlen(file);
+	w->file_len = strnlen(file, NAME_MAX + 1);
 }
 
 int pfs_path_walk_next(struct pfs_path_walk *w, char *buf, size_t size,
@@ -47,7 +51,8 @@ int pfs_path_walk_next(struct pfs_path_walk *w, char *buf, size_t size,
 		memcpy(buf, entry, len);
 		if (len)
 			buf[len++] = '/';
-		memcpy(buf + len, w->file, w->file_len + 1);
+		memcpy(buf + len, w->file, w->file_len);
+		buf[len + w->file_len] = '\0';
 		*relative = buf[0] != '/';
 		return 1;
 	}

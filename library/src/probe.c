@@ -337,6 +337,9 @@ uint32_t pfs_request_needs_with(const struct pfs_request *req, uint32_t have)
 	/* glibc's old /bin/sh fallback runs in the same child: no builder */
 	if (req->try_shell)
 		needs |= PIDFDSPAWN_FEAT_UNSUPPORTED;
+	/* The kernel cannot fail these after the actions as glibc does. */
+	if (pfs_search_name_unmatched(req))
+		needs |= PIDFDSPAWN_FEAT_UNSUPPORTED;
 	if (pfs_searches(req)) {
 		if (pfs_kernel_search(req, have))
 			needs |= PIDFDSPAWN_FEAT_PATH_SEARCH;

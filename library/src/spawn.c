@@ -12,7 +12,10 @@
  *                   ptraced), or at its own limits: E2BIG (more file
  *                   actions than the kernel takes), EMFILE/ENFILE (no fd
  *                   for the builder itself);
- *   builder         the builder or ENOTSUP, never the fallback;
+ *   builder         the builder or ENOTSUP, never the fallback, except for
+ *                   posix_spawnp of "" or of a name over NAME_MAX, which
+ *                   glibc fails only after the file actions and the
+ *                   kernel's builder cannot (pfs_search_name_unmatched);
  *   fallback        always the fallback, without probing: system calls
  *                   472/473 are never made;
  *   anything else   ignored (auto), said once on PIDFDSPAWN_TRACE_FD.
@@ -147,7 +150,8 @@ static int choose_and_spawn(const struct pfs_request *req, enum mode mode,
 	if (mode != MODE_FALLBACK) {
 		int can = (needs & ~pidfdspawn_probe()) == 0;
 
-		if (!can && mode == MODE_BUILDER)
+		if (!can && mode == MODE_BUILDER &&
+		    !pfs_search_name_unmatched(req))
 			return ENOTSUP;
 		if (can) {
 			last_backend = PIDFDSPAWN_BACKEND_BUILDER;
@@ -205,12 +209,11 @@ static int do_spawn(const char *fn, pid_t *pid, int *pidfd, const char *file,
 	needs = mode == MODE_FALLBACK ? pfs_request_needs_with(&req, 0) :
 		pfs_request_needs(&req);
 
-	if (use_path && !strchr(file, '/') && strlen(file) > NAME_MAX)
-		err = ENAMETOOLONG;
-	else if (use_path && !*file)
-		err = ENOENT;
-	else
-		err = choose_and_spawn(&req, mode, needs, &res);
+	/*
+	 * As glibc: an empty name or one over NAME_MAX fails in the child,
+	 * after the file actions (whose error wins), not before.
+	 */
+	err = choose_and_spawn(&req, mode, needs, &res);
 
 	if (!err) {
 		if (pid)

@@ -12,8 +12,18 @@
  * FIFO's write end.  The handler writes to a pipe when it runs in another
  * process; the pipe must stay empty.  Each case runs in a forked process
  * (the handler, the environment and the seccomp filter stay there).
+ *
+ * The builder's child is an embryonic task until its exec: hidden from
+ * /proc, and its setup runs with every signal blocked (as glibc's child),
+ * so a signal sent then is delivered to the new program, with the default
+ * disposition.  When no child shows up in /proc, the forked process (a
+ * process group of its own) signals its group instead, and a case that
+ * went through the builder must end as glibc's own posix_spawn (dlsym in
+ * libc.so.6) ends under the same procedure on the same kernel: spawned,
+ * the same wait status, the handler never run in the child.
  */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -73,7 +83,7 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
-struct poke { pid_t parent; int signalled; };
+struct poke { pid_t parent; int signalled; };	/* 1: the child, 2: the group */
 
 /* Signal the child blocked in open(fifo), then let it go on. */
 static void *poker(void *arg)
@@ -82,13 +92,15 @@ static void *poker(void *arg)
 	pid_t child = 0;
 	int fd = -1;
 
-	for (int i = 0; i < 500 && !child; i++) {
+	for (int i = 0; i < 200 && !child; i++) {
 		child = find_child(pk->parent);
 		if (!child)
 			sleep_ms(10);
 	}
 	if (child && kill(child, SIGURG) == 0)
 		pk->signalled = 1;
+	else if (!child && kill(0, SIGURG) == 0)
+		pk->signalled = 2;	/* hidden (embryonic): its process group */
 	/* A reader must be there: then this open cannot block. */
 	for (int i = 0; i < 1000 && fd < 0; i++) {
 		fd = open(fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
@@ -104,20 +116,34 @@ static void *poker(void *arg)
  * In the forked process: spawn the helper with the FIFO as its first file
  * action and report "err status signalled handler" on @report.
  */
-static void one_spawn(int report, const char *mode, int no_clone3)
+typedef int (*spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+			const posix_spawnattr_t *, char *const[], char *const[]);
+
+static void one_spawn(int report, const char *mode, int no_clone3, int use_glibc)
 {
 	static const struct pfs_rule rules[] = {
 		{ SYS_clone3, PFS_RET_ERRNO(ENOSYS), -1, 0 },
 	};
-	struct sigaction sa = { .sa_handler = on_urg };
+	/* SA_RESTART: a group signal must not interrupt the caller's call. */
+	struct sigaction sa = { .sa_handler = on_urg, .sa_flags = SA_RESTART };
+	spawn_fn spawn = posix_spawn;
 	char *argv[] = { "helper", "0", NULL }, c;
 	struct poke pk = { .parent = getpid() };
 	posix_spawn_file_actions_t fa;
-	int err, status = -1, handler = 0;
+	int err, status = -1, handler = 0, builder;
 	pthread_t t;
 	pid_t pid;
 
 	owner = getpid();
+	if (use_glibc) {
+		void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+
+		spawn = libc ? (spawn_fn)dlsym(libc, "posix_spawn") : NULL;
+		if (!spawn) {
+			dprintf(report, "no glibc posix_spawn\n");
+			return;
+		}
+	}
 	/* Out of the guest hook's trace: a forced fallback here is wanted. */
 	unsetenv("PIDFDSPAWN_TRACE_FD");
 	if (mode)
@@ -134,19 +160,26 @@ static void one_spawn(int report, const char *mode, int no_clone3)
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 	if (pthread_create(&t, NULL, poker, &pk) != 0)
 		return;
-	err = posix_spawn(&pid, helper_path(), &fa, NULL, argv, environ);
+	err = spawn(&pid, helper_path(), &fa, NULL, argv, environ);
+	builder = !use_glibc &&
+		  pidfdspawn_last_backend() == PIDFDSPAWN_BACKEND_BUILDER;
 	pthread_join(t, NULL);
 	if (!err)
 		status = wait_status(pid);
 	while (read(ran[0], &c, 1) == 1)
 		handler++;
-	dprintf(report, "%d %d %d %d\n", err, status, pk.signalled, handler);
+	dprintf(report, "%d %d %d %d %d\n", err, status, pk.signalled, handler,
+		builder);
 }
 
-static void run_case(const char *what, const char *mode, int no_clone3)
+struct outcome { int err, status, signalled, handler, builder; };
+
+static struct outcome run_forked(const char *what, const char *mode,
+				 int no_clone3, int use_glibc)
 {
-	int p[2], err = -1, status = -1, signalled = 0, handler = -1;
+	struct outcome o = { -1, -1, 0, -1, 0 };
 	char line[256] = "";
+	int p[2];
 	ssize_t n;
 	pid_t pid;
 
@@ -155,7 +188,8 @@ static void run_case(const char *what, const char *mode, int no_clone3)
 	pid = fork();
 	if (pid == 0) {
 		close(p[0]);
-		one_spawn(p[1], mode, no_clone3);
+		setpgid(0, 0);	/* a group signal reaches only this case */
+		one_spawn(p[1], mode, no_clone3, use_glibc);
 		_exit(0);
 	}
 	close(p[1]);
@@ -163,13 +197,34 @@ static void run_case(const char *what, const char *mode, int no_clone3)
 	line[n > 0 ? n : 0] = '\0';
 	close(p[0]);
 	wait_status(pid);
-	if (sscanf(line, "%d %d %d %d", &err, &status, &signalled, &handler) != 4)
+	if (sscanf(line, "%d %d %d %d %d", &o.err, &o.status, &o.signalled,
+		   &o.handler, &o.builder) != 5)
 		diag("%s: the forked process said: %s", what, line);
-	ok(err == 0 && status == 0 && signalled,
-	   "%s: the child got SIGURG while blocked, then ran (err %d, status %d, signalled %d)",
-	   what, err, status, signalled);
-	ok(handler == 0, "%s: the caller's handler did not run in the child (%d times)",
-	   what, handler);
+	return o;
+}
+
+static void run_case(const char *what, const char *mode, int no_clone3)
+{
+	struct outcome o = run_forked(what, mode, no_clone3, 0), g;
+
+	if (!o.builder) {
+		ok(o.err == 0 && o.status == 0 && o.signalled == 1,
+		   "%s: the child got SIGURG while blocked, then ran (err %d, status %d, signalled %d)",
+		   what, o.err, o.status, o.signalled);
+		ok(o.handler == 0, "%s: the caller's handler did not run in the child (%d times)",
+		   what, o.handler);
+		return;
+	}
+	/* The builder: as glibc's posix_spawn on this kernel. */
+	g = run_forked("glibc", NULL, 0, 1);
+	diag("%s: builder: err %d status 0x%x signalled %d; glibc: err %d status 0x%x signalled %d",
+	     what, o.err, o.status, o.signalled, g.err, g.status, g.signalled);
+	ok(o.err == 0 && o.signalled && g.err == 0 && g.signalled && o.status == g.status,
+	   "%s (builder): SIGURG sent during the setup, spawned, ends as glibc's child (status 0x%x, glibc 0x%x)",
+	   what, o.status, g.status);
+	ok(o.handler == 0 && g.handler == 0,
+	   "%s (builder): the caller's handler did not run in the child (%d times; glibc %d)",
+	   what, o.handler, g.handler);
 }
 
 int main(void)

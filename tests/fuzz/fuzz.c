@@ -1514,6 +1514,10 @@ static void diff_lines(const char *a, const char *b, struct buf *sig, int show)
  *              errno set to the error it returns)
  *   sig32-33   the dispositions of signals 32 and 33 (glibc's children
  *              inherit them as SIG_IGN)
+ *   open-cloexec  the child's line for the target fd of an open action
+ *              with O_CLOEXEC (glibc's open + dup2 clears close-on-exec
+ *              unless open() returned the target itself; the library's
+ *              target keeps O_CLOEXEC, as the kernel builder's OPEN does)
  */
 static char waive[256];
 
@@ -1541,6 +1545,24 @@ static void apply_waivers(struct buf *b)
 			memmove(s + 1, e, strlen(e) + 1);
 			b->len = strlen(b->p);
 		}
+	}
+	if (waived("open-cloexec")) {
+		for (int i = 0; i < rq.nact; i++) {
+			const struct action *a = &rq.act[i];
+			char key[32];
+
+			if (a->kind != A_OPEN || !(a->oflag & O_CLOEXEC))
+				continue;
+			snprintf(key, sizeof(key), "\nfd %d ", a->fd);
+			while ((s = strstr(b->p, key)) != NULL) {
+				char *e = strchr(s + 1, '\n');
+
+				if (!e)
+					e = s + strlen(s);
+				memmove(s, e, strlen(e) + 1);
+			}
+		}
+		b->len = strlen(b->p);
 	}
 	if (waived("sig32-33")) {
 		if ((s = strstr(b->p, "\nsigdisp ")) != NULL) {
