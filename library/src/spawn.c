@@ -232,8 +232,13 @@ PFS_API uint32_t pidfdspawn_request_features(
 	int use_path)
 {
 	static const struct pfs_attr no_attr;
+	/*
+	 * No file is named here: an ordinary name stands for it, so that only
+	 * the request itself decides (not the "" or over-long names that
+	 * always go to the fallback).
+	 */
 	struct pfs_request req = {
-		.file = "",
+		.file = "x",
 		.use_path = use_path,
 		.attr = attr ? pfs_at(attr) : &no_attr,
 	};
