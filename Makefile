@@ -32,4 +32,4 @@ mutation:       ## mutation check of the library: every mutant in tests/mutation
 N ?= 100000
 fuzz:           ## differential fuzzer in the VM on the test kernel: N requests (default 100000), glibc vs builder and fallback
 	tests/host.d/fuzz-build >/dev/null
-	vm/vm-run --timeout $$(( $(N) + 900 )) -- env FUZZ_COUNT=$(N) tests/guest.d/fuzz
+	vm/vm-run --timeout $$(( $(N) + 900 )) -- env FUZZ_COUNT=$(N) FUZZ_BACKEND=both tests/guest.d/fuzz
