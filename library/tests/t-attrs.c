@@ -23,48 +23,6 @@ static int run(const posix_spawnattr_t *attr, char *out, size_t size)
 	return run_path(helper_path(), attr, out, size);
 }
 
-/*
- * A copy of the helper that any user can run: a fresh directory under
- * /tmp, both mode 0755.  A test that changes identity execs this one, as
- * the build tree may sit where that identity cannot go (a clone under
- * /root, mode 0700).  0, or an error number with @what saying which step.
- */
-static int public_helper(char *dir, size_t dsize, char *path, size_t psize,
-			 const char **what)
-{
-	char buf[65536];
-	int in, out = -1, err = 0;
-	ssize_t n;
-
-	snprintf(dir, dsize, "/tmp/pfs-attrs-XXXXXX");
-	*what = "mkdtemp under /tmp";
-	if (!mkdtemp(dir))
-		return errno;
-	snprintf(path, psize, "%s/helper", dir);
-	*what = "chmod 0755 of the directory";
-	if (chmod(dir, 0755) < 0)
-		return errno;
-	*what = "copying the helper";
-	in = open(helper_path(), O_RDONLY | O_CLOEXEC);
-	if (in >= 0)
-		out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
-	while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof(buf))) != 0) {
-		if (n < 0 || write(out, buf, (size_t)n) != n) {
-			err = errno ? errno : EIO;
-			break;
-		}
-	}
-	if (in < 0 || out < 0)
-		err = errno;
-	if (!err && fchmod(out, 0755) < 0)	/* whatever the umask */
-		err = errno;
-	if (in >= 0)
-		close(in);
-	if (out >= 0 && close(out) < 0 && !err)
-		err = errno;
-	return err;
-}
-
 static unsigned long long hex(const char *report, const char *key)
 {
 	char buf[64];
