@@ -32,18 +32,6 @@ static long num(const char *report, const char *key)
 	return strtol(report_get(report, key, buf, sizeof(buf)), NULL, 10);
 }
 
-static int has_fd(const char *report, int fd)
-{
-	char buf[4096], needle[16], *tok, *save = NULL;
-
-	report_get(report, "fds", buf, sizeof(buf));
-	snprintf(needle, sizeof(needle), "%d", fd);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-		if (strcmp(tok, needle) == 0)
-			return 1;
-	return 0;
-}
-
 static void test_dup2_and_close(void)
 {
 	posix_spawn_file_actions_t fa;

@@ -174,18 +174,6 @@ static unsigned long long hex(const char *report, const char *key)
 	return strtoull(report_get(report, key, buf, sizeof(buf)), NULL, 16);
 }
 
-static int has_fd(const char *report, int fd)
-{
-	char buf[4096], needle[16], *tok, *save = NULL;
-
-	report_get(report, "fds", buf, sizeof(buf));
-	snprintf(needle, sizeof(needle), "%d", fd);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-		if (strcmp(tok, needle) == 0)
-			return 1;
-	return 0;
-}
-
 static size_t heap_in_use(void)
 {
 	return mallinfo2().uordblks;

@@ -275,6 +275,19 @@ __attribute__((unused)) static const char *report_get(const char *report, const 
 	return buf;
 }
 
+/* Whether the helper's report lists @fd among its open descriptors. */
+__attribute__((unused)) static int has_fd(const char *report, int fd)
+{
+	char buf[4096], needle[16], *tok, *save = NULL;
+
+	report_get(report, "fds", buf, sizeof(buf));
+	snprintf(needle, sizeof(needle), "%d", fd);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		if (strcmp(tok, needle) == 0)
+			return 1;
+	return 0;
+}
+
 extern char **environ;
 
 #endif
