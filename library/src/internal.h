@@ -92,17 +92,6 @@ struct pfs_file_actions {
 		       POSIX_SPAWN_USEVFORK | POSIX_SPAWN_SETSID | \
 		       POSIX_SPAWN_SETCGROUP | POSIX_SPAWN_CLOEXEC_DEFAULT_NP)
 
-/*
- * The open(2) flags the builder's OPEN action is known to take (the
- * kernel's VALID_OPEN_FLAGS; O_LARGEFILE as the kernel spells it, glibc
- * defines it as 0 on 64-bit).  open(2) ignores other bits while the OPEN
- * action rejects them, so a request with other bits uses the fallback.
- */
-#define PFS_KERNEL_O_LARGEFILE 0100000
-#define PFS_OPEN_FLAGS (O_ACCMODE | O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | \
-			O_APPEND | O_NONBLOCK | O_DSYNC | O_ASYNC | O_DIRECT | \
-			PFS_KERNEL_O_LARGEFILE | O_DIRECTORY | O_NOFOLLOW | \
-			O_NOATIME | O_CLOEXEC | O_SYNC | O_PATH | O_TMPFILE)
 /* The "search-path" key takes strings shorter than this. */
 #define PFS_SEARCH_PATH_MAX 65536
 
