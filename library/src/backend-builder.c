@@ -187,7 +187,7 @@ static int run_path(const char *path, const struct run_plan *plan,
 	for (;;) {
 		int fd, pid, err, had_child;
 
-		fd = pidfdspawn_open_empty(0);
+		fd = pfs_open_builder();
 		if (fd < 0)
 			return errno;
 		err = configure(fd, plan);
@@ -250,6 +250,35 @@ static int search_and_run(const struct run_plan *plan, struct pfs_result *res)
 	return got_eacces ? EACCES : last;
 }
 
+/*
+ * glibc's old posix_spawn[p] (try_shell): a program the exec refused with
+ * ENOEXEC (a script without "#!") is run as /bin/sh FILE ARGV[1]... .
+ * glibc does it in the same child, after the file actions; here a second
+ * run repeats them from the caller's state, which is the same for every
+ * action but an open (O_EXCL, O_TRUNC, a FIFO): requests with an open
+ * are left to the fallback (pfs_request_needs_with).  The first child
+ * has exited 127 and been reaped.
+ */
+static int run_shell(const struct run_plan *plan, struct pfs_result *res)
+{
+	struct pfs_request sh = *plan->req;
+	struct run_plan shell_plan = *plan;
+	char **argv = pfs_shell_argv(plan->req);
+	int err;
+
+	if (!argv)
+		return ENOMEM;
+	sh.file = "/bin/sh";
+	sh.argv = argv;
+	sh.use_path = 0;
+	sh.try_shell = 0;
+	shell_plan.req = &sh;
+	shell_plan.search_path = NULL;
+	err = run_path(sh.file, &shell_plan, res);
+	free(argv);
+	return err;
+}
+
 int pfs_builder_spawn(const struct pfs_request *req, struct pfs_result *res)
 {
 	struct pidfdspawn_action small[16], *actions = small;
@@ -283,6 +312,8 @@ int pfs_builder_spawn(const struct pfs_request *req, struct pfs_result *res)
 			err = search_and_run(&plan, res);
 		}
 	}
+	if (err == ENOEXEC && req->try_shell)
+		err = run_shell(&plan, res);
 	if (actions != small)
 		free(actions);
 	return err;

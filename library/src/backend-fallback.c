@@ -455,25 +455,6 @@ static int *placed_fds(const struct pfs_request *req, int *nr)
 	return keep;
 }
 
-/* The shell's argv for try_shell, made before the child (it allocates). */
-static char **shell_argv(const struct pfs_request *req)
-{
-	size_t argc = 0;
-	char **v;
-
-	while (req->argv && req->argv[argc])
-		argc++;
-	v = malloc((argc + 2) * sizeof(*v));
-	if (!v)
-		return NULL;
-	v[0] = (char *)"/bin/sh";
-	v[1] = (char *)req->file;
-	for (size_t i = 1; i < argc; i++)
-		v[i + 1] = req->argv[i];
-	v[argc > 1 ? argc + 1 : 2] = NULL;
-	return v;
-}
-
 int pfs_fallback_spawn(const struct pfs_request *req, struct pfs_result *res)
 {
 	struct child_ctx c = { .req = req, .err = 0 };
@@ -482,7 +463,7 @@ int pfs_fallback_spawn(const struct pfs_request *req, struct pfs_result *res)
 	pid_t pid;
 	char *stack;
 
-	if (req->try_shell && !(c.shell_argv = shell_argv(req)))
+	if (req->try_shell && !(c.shell_argv = pfs_shell_argv(req)))
 		return ENOMEM;
 
 	if (req->attr->flags & POSIX_SPAWN_CLOEXEC_DEFAULT_NP) {

@@ -129,6 +129,8 @@ static inline const struct pfs_attr *pfs_at(const posix_spawnattr_t *a)
 }
 
 /* probe.c */
+/* pidfd_open(0, PIDFD_EMPTY), lending itself one fd at a soft RLIMIT_NOFILE. */
+int pfs_open_builder(void);
 uint32_t pfs_request_needs(const struct pfs_request *req);
 uint32_t pfs_request_needs_with(const struct pfs_request *req, uint32_t have);
 /* posix_spawnp with a name to search for (no '/' in it). */
@@ -152,6 +154,8 @@ int pfs_path_walk_next(struct pfs_path_walk *w, char *buf, size_t size,
 		       int *relative);
 /* execvp's rule: may the search go on after this exec error? */
 int pfs_path_error_continues(int err);
+/* glibc's old posix_spawn: /bin/sh FILE ARGV[1]... (malloc'd), or NULL. */
+char **pfs_shell_argv(const struct pfs_request *req);
 /* Whether the kernel's PATH search walks @path as glibc would. */
 int pfs_path_fits_kernel(const char *path, const char *file);
 /* What a walk that tried no candidate reports (glibc: the stale errno). */

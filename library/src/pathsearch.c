@@ -20,6 +20,7 @@
  *     refuses with ENAMETOOLONG where the directory exists.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -91,4 +92,26 @@ int pfs_path_fits_kernel(const char *path, const char *file)
 			return 1;
 		entry = end + 1;
 	}
+}
+
+/*
+ * The shell's argv for glibc's old posix_spawn (try_shell): /bin/sh FILE
+ * ARGV[1]...; malloc'd (the fallback makes it before its child exists).
+ */
+char **pfs_shell_argv(const struct pfs_request *req)
+{
+	size_t argc = 0;
+	char **v;
+
+	while (req->argv && req->argv[argc])
+		argc++;
+	v = malloc((argc + 2) * sizeof(*v));
+	if (!v)
+		return NULL;
+	v[0] = (char *)"/bin/sh";
+	v[1] = (char *)req->file;
+	for (size_t i = 1; i < argc; i++)
+		v[i + 1] = req->argv[i];
+	v[argc > 1 ? argc + 1 : 2] = NULL;
+	return v;
 }

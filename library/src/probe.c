@@ -27,6 +27,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <string.h>
 #include <unistd.h>
@@ -119,6 +120,41 @@ static int probe_by_query(uint32_t *mask)
 }
 
 /*
+ * pidfd_open(0, PIDFD_EMPTY) for the library's own builders.  glibc's
+ * posix_spawn needs no descriptor of its own, so it works with every fd
+ * below RLIMIT_NOFILE taken (glibc's tst-spawn3); the builder needs one.
+ * At EMFILE, when the soft limit is below the hard one, the library lends
+ * itself one more descriptor: the soft limit is raised by one for the
+ * pidfd_open() and put back at once, so the caller, and the child created
+ * later by the run, keep the caller's limit.  (Another thread opening a
+ * file in that window could get the lent slot too.)  At the hard limit,
+ * EMFILE stays: automatic mode then uses the fallback.
+ */
+int pfs_open_builder(void)
+{
+	struct rlimit old, lent;
+	int fd = pidfdspawn_open_empty(0), err;
+
+	if (fd >= 0 || errno != EMFILE)
+		return fd;
+	if (prlimit(0, RLIMIT_NOFILE, NULL, &old) < 0 ||
+	    old.rlim_cur == RLIM_INFINITY || old.rlim_cur >= old.rlim_max)
+		goto emfile;
+	lent = old;
+	lent.rlim_cur++;
+	if (prlimit(0, RLIMIT_NOFILE, &lent, NULL) < 0)
+		goto emfile;
+	fd = pidfdspawn_open_empty(0);
+	err = errno;
+	(void)prlimit(0, RLIMIT_NOFILE, &old, NULL);
+	errno = err;
+	return fd;
+emfile:
+	errno = EMFILE;
+	return -1;
+}
+
+/*
  * Run a throwaway builder with one deliberately invalid action of @type:
  * the run's errno, or -1 when no builder could be opened at all.
  */
@@ -138,7 +174,7 @@ static int try_action_type(uint32_t type)
 	};
 	int fd, ret, err;
 
-	fd = pidfdspawn_open_empty(0);
+	fd = pfs_open_builder();
 	if (fd < 0)
 		return -1;	/* EINVAL: no PIDFD_EMPTY in this kernel */
 	ret = pidfdspawn_run(fd, &args, sizeof(args));
@@ -189,7 +225,7 @@ static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
  */
 static int builder_exists(void)
 {
-	int fd = pidfdspawn_open_empty(0);
+	int fd = pfs_open_builder();
 
 	if (fd >= 0) {
 		close(fd);
@@ -336,8 +372,12 @@ uint32_t pfs_request_needs_with(const struct pfs_request *req, uint32_t have)
 
 	for (int i = 0; i < req->nr_actions; i++)
 		needs |= action_needs(&req->actions[i], have);
-	/* glibc's old /bin/sh fallback runs in the same child: no builder */
-	if (req->try_shell)
+	/*
+	 * glibc's old /bin/sh fallback runs in the same child, after the
+	 * actions; the builder runs them again for the shell, which an open
+	 * cannot take (O_EXCL, O_TRUNC, a FIFO): see run_shell().
+	 */
+	if (req->try_shell && (needs & PIDFDSPAWN_FEAT_OPEN))
 		needs |= PIDFDSPAWN_FEAT_UNSUPPORTED;
 	/* The kernel cannot fail these after the actions as glibc does. */
 	if (pfs_search_name_unmatched(req))

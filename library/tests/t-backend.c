@@ -8,21 +8,43 @@
 
 #include "tap.h"
 
-/* The helper with stdout on /dev/null; @odd_open adds an open whose flags
- * hold a bit the library does not know (no builder may serve it). */
-static int spawn_fa(const posix_spawnattr_t *attr, int odd_open)
+/*
+ * The helper with stdout on /dev/null; @odd adds what no kernel builder
+ * serves: an open action in a posix_spawnp whose PATH (over 64 KiB) is too
+ * long for the kernel's search, so the library would walk it and repeat
+ * the open for every candidate.
+ */
+static int spawn_fa(const posix_spawnattr_t *attr, int odd)
 {
 	char *argv[] = { "helper", NULL };
 	posix_spawn_file_actions_t fa;
 	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC), err;
+	char *old_path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
 	pid_t pid;
 
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, devnull, 1);
-	if (odd_open)
-		posix_spawn_file_actions_addopen(&fa, 20, "/dev/null",
-						 O_RDONLY | 0x40000000, 0);
-	err = posix_spawn(&pid, helper_path(), &fa, attr, argv, environ);
+	if (odd) {
+		static char path[70000 + PATH_MAX];
+		char dir[PATH_MAX];
+		size_t used = 0;
+
+		snprintf(dir, sizeof(dir), "%s", helper_path());
+		*strrchr(dir, '/') = '\0';
+		while (used < 70000)
+			used += (size_t)sprintf(path + used, "/nonexistent/pfs-long-path:");
+		snprintf(path + used, sizeof(path) - used, "%s", dir);
+		setenv("PATH", path, 1);
+		posix_spawn_file_actions_addopen(&fa, 20, "/dev/null", O_RDONLY, 0);
+		err = posix_spawnp(&pid, "helper", &fa, attr, argv, environ);
+		if (old_path)
+			setenv("PATH", old_path, 1);
+		else
+			unsetenv("PATH");
+	} else {
+		err = posix_spawn(&pid, helper_path(), &fa, attr, argv, environ);
+	}
+	free(old_path);
 	if (!err)
 		wait_status(pid);
 	posix_spawn_file_actions_destroy(&fa);
