@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* libpidfdspawn's stand-in for glibc's support/test-driver.h: see pfs-shim.h. */
+#include <support/pfs-shim.h>
