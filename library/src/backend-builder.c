@@ -7,6 +7,7 @@
  * Only called for requests whose features the probe found.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -165,6 +166,109 @@ static int configure(int fd, const struct run_plan *plan)
 }
 
 /*
+ * Whether the child's actions would read descriptor @fd as the caller's:
+ * a DUP2 from it, an FCHDIR or a TCSETPGRP on it before any action put
+ * something at that number (OPEN, DUP2 onto it) or closed it.
+ */
+static int actions_read_inherited(const struct pfs_request *req, int fd)
+{
+	for (int i = 0; i < req->nr_actions; i++) {
+		const struct pfs_action *a = &req->actions[i];
+
+		switch (a->tag) {
+		case PFS_DO_DUP2:
+			if (a->u.dup2.fd == fd)
+				return 1;
+			if (a->u.dup2.newfd == fd)
+				return 0;
+			break;
+		case PFS_DO_FCHDIR:
+			if (a->u.fchdir.fd == fd)
+				return 1;
+			break;
+		case PFS_DO_TCSETPGRP:
+			if (a->u.tcsetpgrp.fd == fd)
+				return 1;
+			break;
+		case PFS_DO_OPEN:
+			if (a->u.open.fd == fd)
+				return 0;
+			break;
+		case PFS_DO_CLOSE:
+			if (a->u.close.fd == fd)
+				return 0;
+			break;
+		case PFS_DO_CLOSEFROM:
+			if (a->u.closefrom.from >= 0 && a->u.closefrom.from <= fd)
+				return 0;
+			break;
+		case PFS_DO_CHDIR:
+			break;
+		}
+	}
+	return 0;
+}
+
+/* The highest descriptor number an action names, or -1. */
+static int highest_named_fd(const struct pfs_request *req)
+{
+	int max = -1;
+
+	for (int i = 0; i < req->nr_actions; i++) {
+		const struct pfs_action *a = &req->actions[i];
+		int n1 = -1, n2 = -1;
+
+		switch (a->tag) {
+		case PFS_DO_CLOSE: n1 = a->u.close.fd; break;
+		case PFS_DO_DUP2: n1 = a->u.dup2.fd; n2 = a->u.dup2.newfd; break;
+		case PFS_DO_OPEN: n1 = a->u.open.fd; break;
+		case PFS_DO_FCHDIR: n1 = a->u.fchdir.fd; break;
+		case PFS_DO_CLOSEFROM: n1 = a->u.closefrom.from; break;
+		case PFS_DO_TCSETPGRP: n1 = a->u.tcsetpgrp.fd; break;
+		case PFS_DO_CHDIR: break;
+		}
+		if (n1 > max)
+			max = n1;
+		if (n2 > max)
+			max = n2;
+	}
+	return max;
+}
+
+/*
+ * The child inherits the caller's descriptors, the builder's own among
+ * them: pidfd_open() took the lowest free number, which may be one the
+ * caller left closed and an action reads (glibc's child then fails with
+ * EBADF; the builder's would dup2() or fchdir() the builder).  Move the
+ * builder above every number the actions name (or, beyond RLIMIT_NOFILE,
+ * to the first number no action reads) and close the old one.  The new
+ * fd, or -1 with errno set (EMFILE when there is no room) and @fd closed.
+ */
+static int move_builder_fd(const struct pfs_request *req, int fd)
+{
+	int start = highest_named_fd(req) + 1, nfd, err;
+
+	if (start <= fd)
+		start = fd + 1;
+	for (;;) {
+		nfd = fcntl(fd, F_DUPFD_CLOEXEC, start);
+		if (nfd < 0 && (errno == EINVAL || errno == EMFILE) &&
+		    start > fd + 1) {
+			start = fd + 1;	/* over the limit: search upwards */
+			continue;
+		}
+		if (nfd < 0 || !actions_read_inherited(req, nfd))
+			break;
+		close(nfd);
+		start = nfd + 1;
+	}
+	err = nfd < 0 ? (errno == EINVAL ? EMFILE : errno) : 0;
+	close(fd);
+	errno = err;
+	return nfd;
+}
+
+/*
  * One spawn attempt of @path.  A run that failed with EINTR before any
  * task existed consumed its builder but did nothing else: retry it with a
  * fresh builder, so posix_spawn never returns EINTR.
@@ -188,6 +292,9 @@ static int run_path(const char *path, const struct run_plan *plan,
 		int fd, pid, err, had_child;
 
 		fd = pfs_open_builder();
+		if (fd >= 0 && req->nr_actions &&
+		    actions_read_inherited(req, fd))
+			fd = move_builder_fd(req, fd);
 		if (fd < 0)
 			return errno;
 		err = configure(fd, plan);
