@@ -386,10 +386,34 @@ static int run_shell(const struct run_plan *plan, struct pfs_result *res)
 	return err;
 }
 
+/*
+ * The "search-path" for a request pfs_kernel_search() accepted: the
+ * caller's PATH itself (or NULL: none), or, where an entry is PATH_MAX
+ * bytes or more, a malloc'd copy as glibc walks it (see pathsearch.c).
+ */
+static int kernel_search_path(const struct pfs_request *req, char **out)
+{
+	const char *path = req->search_path;
+	size_t len;
+
+	*out = (char *)path;
+	if (!path)
+		return 0;
+	len = strlen(path);
+	if ((size_t)pfs_kernel_search_path(path, req->file, NULL) == len)
+		return 0;	/* the usual case: PATH as it is */
+	*out = malloc(len + 1);
+	if (!*out)
+		return ENOMEM;
+	pfs_kernel_search_path(path, req->file, *out);
+	return 0;
+}
+
 int pfs_builder_spawn(const struct pfs_request *req, struct pfs_result *res)
 {
 	struct pidfdspawn_action small[16], *actions = small;
 	uint32_t have = pidfdspawn_probe();
+	char *search_path = (char *)req->search_path;
 	struct run_plan plan = {
 		.req = req,
 		.nr_actions = req->nr_actions,
@@ -412,9 +436,15 @@ int pfs_builder_spawn(const struct pfs_request *req, struct pfs_result *res)
 		if (!pfs_searches(req)) {
 			err = run_path(req->file, &plan, res);
 		} else if (pfs_kernel_search(req, have)) {
-			/* One run; the child searches after its file actions. */
-			plan.search_path = req->search_path;
-			err = run_path(req->file, &plan, res);
+			/*
+			 * One run; the child searches after its file actions.
+			 * A PATH with entries of PATH_MAX bytes or more is
+			 * given as glibc walks it (pfs_kernel_search_path).
+			 */
+			err = kernel_search_path(req, &search_path);
+			plan.search_path = search_path;
+			if (!err)
+				err = run_path(req->file, &plan, res);
 		} else {
 			err = search_and_run(&plan, res);
 		}
@@ -423,5 +453,7 @@ int pfs_builder_spawn(const struct pfs_request *req, struct pfs_result *res)
 		err = run_shell(&plan, res);
 	if (actions != small)
 		free(actions);
+	if (search_path != req->search_path)
+		free(search_path);
 	return err;
 }

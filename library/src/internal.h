@@ -156,8 +156,11 @@ int pfs_path_walk_next(struct pfs_path_walk *w, char *buf, size_t size,
 int pfs_path_error_continues(int err);
 /* glibc's old posix_spawn: /bin/sh FILE ARGV[1]... (malloc'd), or NULL. */
 char **pfs_shell_argv(const struct pfs_request *req);
-/* Whether the kernel's PATH search walks @path as glibc would. */
-int pfs_path_fits_kernel(const char *path, const char *file);
+/*
+ * @path rewritten so that the kernel's PATH search walks it as glibc
+ * walks @path (written to @out unless NULL): its length, or -1.
+ */
+long pfs_kernel_search_path(const char *path, const char *file, char *out);
 /* What a walk that tried no candidate reports (glibc: the stale errno). */
 /*
  * posix_spawnp of "" or of a name longer than NAME_MAX: glibc runs the

@@ -75,23 +75,55 @@ int pfs_path_error_continues(int err)
 }
 
 /*
- * Whether the kernel's "search-path" walk gives glibc's candidates for
- * @path: it skips an entry too long to hold the name, where glibc tries it
- * (ENAMETOOLONG) or applies the rules above.
+ * The "search-path" that makes the kernel's walk try glibc's candidates
+ * for @path, in glibc's order; its length, or -1 when there is none.  The
+ * kernel tries every entry short enough to hold "/name" and skips the
+ * others; glibc (see above):
+ *   - skips an entry of PATH_MAX bytes or more and tries the name alone in
+ *     its place, or ends the walk there when it is the last entry: such
+ *     an entry becomes an empty one (the current directory), or nothing;
+ *   - tries a shorter entry that cannot hold the name (ENAMETOOLONG ends
+ *     its search), which the kernel would skip: -1;
+ *   - tries nothing when every entry went (the caller's errno, where the
+ *     kernel says ENOENT): -1.
+ * Other entries, empty ones (the current directory) included, stay as
+ * they are.  With @out (room for strlen(@path) + 1 bytes), the result is
+ * written there.  The result is never longer than @path, and is as long
+ * only when it is @path itself.
  */
-int pfs_path_fits_kernel(const char *path, const char *file)
+long pfs_kernel_search_path(const char *path, const char *file, char *out)
 {
-	size_t file_len = strlen(file);
+	size_t file_len = strlen(file), used = 0;
+	int entries = 0;
 
 	for (const char *entry = path;; ) {
 		const char *end = strchrnul(entry, ':');
+		size_t len = (size_t)(end - entry);
 
-		if ((size_t)(end - entry) + 1 + file_len >= PATH_MAX)
-			return 0;
+		if (len >= PATH_MAX) {
+			if (!*end)
+				break;
+			len = 0;	/* glibc: the name alone */
+		} else if (len + 1 + file_len >= PATH_MAX) {
+			return -1;
+		}
+		if (entries++) {
+			if (out)
+				out[used] = ':';
+			used++;
+		}
+		if (out)
+			memcpy(out + used, entry, len);
+		used += len;
 		if (!*end)
-			return 1;
+			break;
 		entry = end + 1;
 	}
+	if (!entries)
+		return -1;
+	if (out)
+		out[used] = '\0';
+	return (long)used;
 }
 
 /*

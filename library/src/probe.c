@@ -345,10 +345,14 @@ static uint32_t attr_needs(const struct pfs_attr *attr)
 
 int pfs_kernel_search(const struct pfs_request *req, uint32_t have)
 {
-	return pfs_searches(req) && (have & PIDFDSPAWN_FEAT_PATH_SEARCH) &&
-	       (!req->search_path ||
-		(strlen(req->search_path) < PFS_SEARCH_PATH_MAX &&
-		 pfs_path_fits_kernel(req->search_path, req->file)));
+	long len;
+
+	if (!pfs_searches(req) || !(have & PIDFDSPAWN_FEAT_PATH_SEARCH))
+		return 0;
+	if (!req->search_path)
+		return 1;
+	len = pfs_kernel_search_path(req->search_path, req->file, NULL);
+	return len >= 0 && len < PFS_SEARCH_PATH_MAX;
 }
 
 /*
@@ -357,8 +361,12 @@ int pfs_kernel_search(const struct pfs_request *req, uint32_t have)
  * repeats the file actions for each candidate: harmless for dup2, close
  * and fchdir, whose every run starts again from the caller's state, but
  * not for an open (O_CREAT|O_EXCL, O_TRUNC, a fifo), which therefore needs
- * the kernel's own search.  A PATH too long for the kernel's search is
- * walked by the library too, or, with an open, left to the fallback.
+ * the kernel's own search.  The kernel is given the PATH as glibc walks it
+ * (entries of PATH_MAX bytes or more emptied or dropped, see
+ * pfs_kernel_search_path); a PATH that is 64 KiB or more even so, or that
+ * the kernel's search cannot walk as glibc does (a shorter entry too long
+ * for the name: glibc's ENAMETOOLONG; every entry dropped), is walked by
+ * the library too, or, with an open, left to the fallback.
  */
 uint32_t pfs_request_needs(const struct pfs_request *req)
 {
