@@ -57,8 +57,9 @@ static void usage(FILE *f)
 "  -v            report backend, pid and time taken on stderr\n"
 "  -h, --help    this help\n"
 "Exit status: the program's; 128+N when killed by signal N; 125 when a\n"
-"file action or attribute failed in the child, or for a usage error; 126\n"
-"when the program could not be run, 127 when it was not found.\n"
+"file action or attribute failed in the child, no child could be made, or\n"
+"for a usage error; 126 when the program could not be run, 127 when it\n"
+"was not found.\n"
 "Environment: PIDFDSPAWN_BACKEND=auto|builder|fallback forces a backend.\n");
 }
 
@@ -334,7 +335,9 @@ static const char *step_name(const struct step *s, char *buf, size_t size)
 
 /*
  * The spawn failed with @err: blame the option whose setup step failed
- * (exit 125, as env(1) for its own -C), or the program (126, 127).
+ * (exit 125, as env(1) for its own -C), the program (126, 127), or,
+ * when no child can be made even without the options, the command
+ * itself (125, as env(1) when it fails).
  */
 static int spawn_failed(const struct options *o, const char *prog, int err)
 {
@@ -344,11 +347,21 @@ static int spawn_failed(const struct options *o, const char *prog, int err)
 		fprintf(stderr, "pidfd-spawn: %s: %s\n", prog, strerror(err));
 		return err == ENOENT ? 127 : 126;
 	}
+	/*
+	 * Without any option the probe fails too: no child can be made at
+	 * all (EAGAIN at RLIMIT_NPROC, ENOMEM): the command's own failure,
+	 * not an option's.
+	 */
+	if ((o->nr_attrs || o->nr_actions) && setup_error(o, 0, 0) != 0) {
+		fprintf(stderr, "pidfd-spawn: cannot spawn a child: %s\n",
+			strerror(err));
+		return 125;
+	}
 	/* The attributes come first in the child, then the file actions. */
 	for (int i = 1; i <= o->nr_attrs; i++) {
 		if (setup_error(o, i, 0) == 0)
 			continue;
-		fprintf(stderr, "pidfd-spawn: %s: %s\n",
+		fprintf(stderr, "pidfd-spawn: attribute %s: %s\n",
 			step_name(&o->attrs[i - 1], name, sizeof(name)),
 			strerror(err));
 		return 125;
@@ -361,7 +374,7 @@ static int spawn_failed(const struct options *o, const char *prog, int err)
 			strerror(err));
 		return 125;
 	}
-	fprintf(stderr, "pidfd-spawn: the child's setup failed: %s\n",
+	fprintf(stderr, "pidfd-spawn: cannot spawn a child: %s\n",
 		strerror(err));
 	return 125;
 }

@@ -7,11 +7,14 @@
  * from this test, or $PIDFDSPAWN_CLI.
  */
 #include <grp.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "tap.h"
 
 static char cli[PATH_MAX + 64];
+/* run_as: the command runs with RLIMIT_NPROC 0 (it can make no child). */
+static int no_children;
 
 /* Where the command is: next to the library's build tree. */
 static void find_cli(void)
@@ -79,6 +82,9 @@ static void run_as(const char *prog, int nobody, char *const envp[],
 			       setresgid(65534, 65534, 65534) < 0 ||
 			       setresuid(65534, 65534, 65534) < 0))
 			_exit(121);
+		if (no_children &&
+		    setrlimit(RLIMIT_NPROC, &(struct rlimit){ 0, 0 }) < 0)
+			_exit(123);
 		execve(prog, argv, envp);
 		_exit(122);
 	}
@@ -167,6 +173,20 @@ static void permission_cases(void)
 	   !strstr(r.err, "-C"),
 	   "a program that is not executable: 126, the message blames it (EACCES)");
 
+
+	/*
+	 * No child at all (RLIMIT_NPROC 0; root is exempt, so as uid 65534
+	 * when root): the command's own failure, 125, not the -C's.
+	 */
+	no_children = 1;
+	run_as(copy, nobody, environ, &r,
+	       (const char *const[]){ "-C", "/", "-s", "--", "/bin/true", NULL });
+	no_children = 0;
+	ok(r.status == 125 && strstr(r.err, "Resource temporarily unavailable") &&
+	   !strstr(r.err, " -C") && !strstr(r.err, " -s") &&
+	   !strstr(r.err, "/bin/true"),
+	   "no child can be made: 125, the message blames no option nor the program");
+
 	unlink(copy);
 	unlink(plain);
 	rmdir(closed);
@@ -178,7 +198,7 @@ int main(void)
 	struct result r;
 	char *env_foo[] = { "FOO=old", "PATH=/usr/bin:/bin", NULL };
 
-	tap_plan(12);
+	tap_plan(17);
 	find_cli();
 	ok(access(cli, X_OK) == 0, "the command is built: %s (%s)", cli,
 	   access(cli, X_OK) == 0 ? "yes" : strerror(errno));
@@ -207,6 +227,19 @@ int main(void)
 	RUN(&r, "-x", "0", "-d", "37:5", "--", "/bin/true");
 	ok(r.status == 125 && strstr(r.err, "-d 37:5: Bad file descriptor"),
 	   "a dup2 of a closed fd exits 125 and names that action");
+	RUN(&r, "-s", "-g", "0", "--", "/bin/true");
+	ok(r.status == 125 && strstr(r.err, "attribute -g 0: Operation not permitted"),
+	   "a session leader's -g 0 (EPERM) exits 125 and names that attribute");
+	RUN(&r, "--no-such-option", "/bin/true");
+	ok(r.status == 125 && !r.out[0] && strstr(r.err, "usage: pidfd-spawn"),
+	   "an unknown option: 125, the usage on stderr");
+	RUN(&r, "-C", "/");
+	ok(r.status == 125 && !r.out[0] && strstr(r.err, "usage: pidfd-spawn"),
+	   "no program: 125, the usage on stderr");
+	run_as(cli, 0, env_foo, &r, (const char *const[]){
+	       "pfs-no-such-command", NULL });
+	ok(r.status == 127 && strstr(r.err, "pfs-no-such-command: No such file"),
+	   "a program not found in PATH: 127");
 	RUN(&r, "-C", "/", "--", "/nonexistent/prog");
 	ok(r.status == 127 && strstr(r.err, "/nonexistent/prog: No such file") &&
 	   !strstr(r.err, "-C"),
