@@ -17,6 +17,7 @@
 #ifndef PIDFDSPAWN_H
 #define PIDFDSPAWN_H
 
+#include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -205,6 +206,42 @@ int pidfdspawn_builder_add_close_range(struct pidfdspawn_builder *b,
 				       unsigned int first, unsigned int last,
 				       unsigned int flags);
 int pidfdspawn_builder_add_fchdir(struct pidfdspawn_builder *b, int fd);
+/*
+ * One function per kernel feature, each recording one action or setting
+ * (referenced, not copied, like the path).  They check their arguments
+ * only; pidfdspawn_builder_run() fails with ENOTSUP, before any builder
+ * or child exists, when the running kernel lacks a feature the builder
+ * uses (pidfdspawn_probe()); without a builder at all the run is EINVAL.
+ * An "exec-fd" the kernel does not know fails the run with the kernel's
+ * EOPNOTSUPP (ENOTSUP).
+ */
+/* Actions, in list order with the ones above. */
+int pidfdspawn_builder_add_open(struct pidfdspawn_builder *b, int fd,
+				const char *path, int flags, mode_t mode);
+int pidfdspawn_builder_add_close(struct pidfdspawn_builder *b, int fd);
+int pidfdspawn_builder_add_chdir(struct pidfdspawn_builder *b,
+				 const char *path);
+int pidfdspawn_builder_add_tcsetpgrp(struct pidfdspawn_builder *b, int fd);
+/* Attributes (pidfd_config() keys), applied by the kernel in its order. */
+int pidfdspawn_builder_set_sigmask(struct pidfdspawn_builder *b,
+				   const sigset_t *set);
+int pidfdspawn_builder_set_sigdefault(struct pidfdspawn_builder *b,
+				      const sigset_t *set);
+int pidfdspawn_builder_set_pgroup(struct pidfdspawn_builder *b, pid_t pgroup);
+int pidfdspawn_builder_set_setsid(struct pidfdspawn_builder *b);
+int pidfdspawn_builder_set_resetids(struct pidfdspawn_builder *b);
+int pidfdspawn_builder_set_sched_policy(struct pidfdspawn_builder *b,
+					int policy);
+int pidfdspawn_builder_set_sched_priority(struct pidfdspawn_builder *b,
+					  int priority);
+int pidfdspawn_builder_set_cgroup(struct pidfdspawn_builder *b, int fd);
+/* The program by descriptor ("exec-fd"; no path then) or by PATH search. */
+int pidfdspawn_builder_set_exec_fd(struct pidfdspawn_builder *b, int fd);
+int pidfdspawn_builder_set_search_path(struct pidfdspawn_builder *b,
+				       const char *search_path);
+/* PIDFDSPAWN_RUN_* flags of the run (PIDFDSPAWN_RUN_CLOEXEC_DEFAULT). */
+int pidfdspawn_builder_set_flags(struct pidfdspawn_builder *b,
+				 unsigned int flags);
 /*
  * Create the child: 0 on success with *pid and *pidfd set (pidfd may be
  * NULL, then the fd is closed).  On failure -1 and errno; a child that was

@@ -2,8 +2,11 @@
 /*
  * Layer 2: the builder API.  A struct pidfdspawn_builder collects a path,
  * argv, envp and ordered actions in userspace; pidfdspawn_builder_run()
- * opens a kernel builder, stages the path with pidfd_config() and runs it.
- * Functions return 0, or -1 with errno set.
+ * opens a kernel builder, stages the path (or exec fd, search path) and the
+ * attributes with pidfd_config() and runs it.  One function per kernel
+ * feature, as thin as liburing's: each records its action or setting and
+ * checks only its arguments; the run checks the kernel has the features
+ * (pidfdspawn_probe()).  Functions return 0, or -1 with errno set.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -20,11 +23,24 @@ struct pidfdspawn_builder {
 	struct pidfdspawn_action *actions;
 	unsigned int nr_actions;
 	unsigned int cap_actions;
+	/* PIDFDSPAWN_FEAT_* the actions, attributes and flags need. */
+	uint32_t needs;
+	/* Attributes, in posix_spawnattr_t's layout and POSIX_SPAWN_* flags. */
+	struct pfs_attr attr;
+	int sched_policy_set;	/* "sched-policy" (attr.policy) */
+	int sched_priority_set;	/* "sched-priority" (attr.sp) */
+	int exec_fd;		/* "exec-fd", or -1 */
+	const char *search_path;	/* "search-path", or NULL */
+	unsigned int run_flags;
 };
 
 PFS_API struct pidfdspawn_builder *pidfdspawn_builder_new(void)
 {
-	return calloc(1, sizeof(struct pidfdspawn_builder));
+	struct pidfdspawn_builder *b = calloc(1, sizeof(*b));
+
+	if (b)
+		b->exec_fd = -1;
+	return b;
 }
 
 PFS_API void pidfdspawn_builder_free(struct pidfdspawn_builder *b)
@@ -64,8 +80,28 @@ PFS_API int pidfdspawn_builder_set_envp(struct pidfdspawn_builder *b,
 	return 0;
 }
 
-static int add_action(struct pidfdspawn_builder *b, uint32_t type,
-		      uint32_t flags, uint32_t fd, uint32_t newfd)
+/* What the RFC's builder, the first one, already did. */
+#define RFC_FEATURES (PIDFDSPAWN_FEAT_DUP2 | PIDFDSPAWN_FEAT_CLOSE_RANGE | \
+		      PIDFDSPAWN_FEAT_FCHDIR)
+
+/* Kernel action types and the probe's feature for each. */
+static uint32_t action_feature(uint32_t type)
+{
+	switch (type) {
+	case PIDFDSPAWN_ACTION_DUP2: return PIDFDSPAWN_FEAT_DUP2;
+	case PIDFDSPAWN_ACTION_CLOSE_RANGE: return PIDFDSPAWN_FEAT_CLOSE_RANGE;
+	case PIDFDSPAWN_ACTION_FCHDIR: return PIDFDSPAWN_FEAT_FCHDIR;
+	case PIDFDSPAWN_ACTION_OPEN: return PIDFDSPAWN_FEAT_OPEN;
+	case PIDFDSPAWN_ACTION_CLOSE: return PIDFDSPAWN_FEAT_CLOSE;
+	case PIDFDSPAWN_ACTION_CHDIR: return PIDFDSPAWN_FEAT_CHDIR;
+	case PIDFDSPAWN_ACTION_TCSETPGRP: return PIDFDSPAWN_FEAT_TCSETPGRP;
+	}
+	return PIDFDSPAWN_FEAT_UNSUPPORTED;
+}
+
+/* Append one kernel action record; NULL (errno ENOMEM) when out of memory. */
+static struct pidfdspawn_action *
+new_action(struct pidfdspawn_builder *b, uint32_t type)
 {
 	struct pidfdspawn_action *a;
 
@@ -74,13 +110,24 @@ static int add_action(struct pidfdspawn_builder *b, uint32_t type,
 
 		a = realloc(b->actions, n * sizeof(*a));
 		if (!a)
-			return -1;
+			return NULL;
 		b->actions = a;
 		b->cap_actions = n;
 	}
 	a = &b->actions[b->nr_actions++];
 	memset(a, 0, sizeof(*a));
 	a->type = type;
+	b->needs |= action_feature(type);
+	return a;
+}
+
+static int add_action(struct pidfdspawn_builder *b, uint32_t type,
+		      uint32_t flags, uint32_t fd, uint32_t newfd)
+{
+	struct pidfdspawn_action *a = new_action(b, type);
+
+	if (!a)
+		return -1;
 	a->flags = flags;
 	a->fd = fd;
 	a->newfd = newfd;
@@ -119,29 +166,296 @@ PFS_API int pidfdspawn_builder_add_fchdir(struct pidfdspawn_builder *b, int fd)
 	return add_action(b, PIDFDSPAWN_ACTION_FCHDIR, 0, (uint32_t)fd, 0);
 }
 
+PFS_API int pidfdspawn_builder_add_open(struct pidfdspawn_builder *b, int fd,
+					const char *path, int flags,
+					mode_t mode)
+{
+	struct pidfdspawn_action *a;
+
+	if (fd < 0) {
+		errno = EBADF;
+		return -1;
+	}
+	if (!path) {
+		errno = EINVAL;
+		return -1;
+	}
+	a = new_action(b, PIDFDSPAWN_ACTION_OPEN);
+	if (!a)
+		return -1;
+	/* As open(2): the kernel uses the mode only when it creates. */
+	a->newfd = (uint32_t)fd;
+	a->path = (uintptr_t)path;
+	a->open_flags = (unsigned int)flags;
+	a->mode = mode;
+	return 0;
+}
+
+PFS_API int pidfdspawn_builder_add_close(struct pidfdspawn_builder *b, int fd)
+{
+	if (fd < 0) {
+		errno = EBADF;
+		return -1;
+	}
+	return add_action(b, PIDFDSPAWN_ACTION_CLOSE, 0, (uint32_t)fd, 0);
+}
+
+PFS_API int pidfdspawn_builder_add_chdir(struct pidfdspawn_builder *b,
+					 const char *path)
+{
+	struct pidfdspawn_action *a;
+
+	if (!path) {
+		errno = EINVAL;
+		return -1;
+	}
+	a = new_action(b, PIDFDSPAWN_ACTION_CHDIR);
+	if (!a)
+		return -1;
+	a->path = (uintptr_t)path;
+	return 0;
+}
+
+PFS_API int pidfdspawn_builder_add_tcsetpgrp(struct pidfdspawn_builder *b,
+					     int fd)
+{
+	if (fd < 0) {
+		errno = EBADF;
+		return -1;
+	}
+	return add_action(b, PIDFDSPAWN_ACTION_TCSETPGRP, 0, (uint32_t)fd, 0);
+}
+
+/* Record attribute @flag (a POSIX_SPAWN_* bit) and the feature it needs. */
+static void set_attr(struct pidfdspawn_builder *b, short flag, uint32_t feature)
+{
+	b->attr.flags |= flag;
+	b->needs |= feature;
+}
+
+PFS_API int pidfdspawn_builder_set_sigmask(struct pidfdspawn_builder *b,
+					   const sigset_t *set)
+{
+	if (!set) {
+		errno = EINVAL;
+		return -1;
+	}
+	b->attr.sigmask = *set;
+	set_attr(b, POSIX_SPAWN_SETSIGMASK, PIDFDSPAWN_FEAT_SIGMASK);
+	return 0;
+}
+
+PFS_API int pidfdspawn_builder_set_sigdefault(struct pidfdspawn_builder *b,
+					      const sigset_t *set)
+{
+	if (!set) {
+		errno = EINVAL;
+		return -1;
+	}
+	b->attr.sigdef = *set;
+	set_attr(b, POSIX_SPAWN_SETSIGDEF, PIDFDSPAWN_FEAT_SIGDEF);
+	return 0;
+}
+
+PFS_API int pidfdspawn_builder_set_pgroup(struct pidfdspawn_builder *b,
+					  pid_t pgroup)
+{
+	if (pgroup < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	b->attr.pgrp = pgroup;
+	set_attr(b, POSIX_SPAWN_SETPGROUP, PIDFDSPAWN_FEAT_PGROUP);
+	return 0;
+}
+
+PFS_API int pidfdspawn_builder_set_setsid(struct pidfdspawn_builder *b)
+{
+	set_attr(b, POSIX_SPAWN_SETSID, PIDFDSPAWN_FEAT_SETSID);
+	return 0;
+}
+
+PFS_API int pidfdspawn_builder_set_resetids(struct pidfdspawn_builder *b)
+{
+	set_attr(b, POSIX_SPAWN_RESETIDS, PIDFDSPAWN_FEAT_RESETIDS);
+	return 0;
+}
+
+PFS_API int pidfdspawn_builder_set_sched_policy(struct pidfdspawn_builder *b,
+						int policy)
+{
+	if (policy < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	b->attr.policy = policy;
+	b->sched_policy_set = 1;
+	b->needs |= PIDFDSPAWN_FEAT_SCHEDULER;
+	return 0;
+}
+
+PFS_API int pidfdspawn_builder_set_sched_priority(struct pidfdspawn_builder *b,
+						  int priority)
+{
+	if (priority < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	b->attr.sp.sched_priority = priority;
+	b->sched_priority_set = 1;
+	b->needs |= PIDFDSPAWN_FEAT_SCHEDULER;
+	return 0;
+}
+
+PFS_API int pidfdspawn_builder_set_cgroup(struct pidfdspawn_builder *b, int fd)
+{
+	if (fd < 0) {
+		errno = EBADF;
+		return -1;
+	}
+	b->attr.cgroup = fd;
+	set_attr(b, POSIX_SPAWN_SETCGROUP, PIDFDSPAWN_FEAT_CGROUP);
+	return 0;
+}
+
+PFS_API int pidfdspawn_builder_set_exec_fd(struct pidfdspawn_builder *b, int fd)
+{
+	if (fd < 0) {
+		errno = EBADF;
+		return -1;
+	}
+	/* No feature bit: the kernel's EOPNOTSUPP tells (see the run). */
+	b->exec_fd = fd;
+	return 0;
+}
+
+PFS_API int pidfdspawn_builder_set_search_path(struct pidfdspawn_builder *b,
+					       const char *search_path)
+{
+	if (!search_path) {
+		errno = EINVAL;
+		return -1;
+	}
+	b->search_path = search_path;
+	b->needs |= PIDFDSPAWN_FEAT_PATH_SEARCH;
+	return 0;
+}
+
+PFS_API int pidfdspawn_builder_set_flags(struct pidfdspawn_builder *b,
+					 unsigned int flags)
+{
+	if (flags & ~PIDFDSPAWN_RUN_CLOEXEC_DEFAULT) {
+		errno = EINVAL;
+		return -1;
+	}
+	b->run_flags = flags;
+	b->needs &= ~PIDFDSPAWN_FEAT_CLOEXEC_DEFAULT;
+	if (flags & PIDFDSPAWN_RUN_CLOEXEC_DEFAULT)
+		b->needs |= PIDFDSPAWN_FEAT_CLOEXEC_DEFAULT;
+	return 0;
+}
+
+static int config(int fd, unsigned int cmd, const char *key,
+		  const void *value, int aux)
+{
+	return pidfdspawn_config(fd, cmd, key, value, aux) < 0 ? errno : 0;
+}
+
+/*
+ * Stage the program and the attributes on the kernel builder @fd, as the
+ * posix_spawn backend stages a request's (backend-builder.c): signal sets
+ * as the kernel's 64-bit sigset_t, the first word of glibc's, the mask
+ * without glibc's internal signals 32 and 33.  0 or an error number.
+ */
+static int stage(const struct pidfdspawn_builder *b, int fd)
+{
+	const struct pfs_attr *at = &b->attr;
+	short flags = at->flags;
+	int err = 0;
+
+	if (b->path)
+		err = config(fd, PIDFDSPAWN_CONFIG_SET_STRING,
+			     PIDFDSPAWN_CONFIG_KEY_PATH, b->path, 0);
+	if (!err && b->exec_fd >= 0)
+		err = config(fd, PIDFDSPAWN_CONFIG_SET_FD,
+			     PIDFDSPAWN_CONFIG_KEY_EXEC_FD, NULL, b->exec_fd);
+	if (!err && b->search_path)
+		err = config(fd, PIDFDSPAWN_CONFIG_SET_STRING,
+			     PIDFDSPAWN_CONFIG_KEY_SEARCH_PATH, b->search_path,
+			     0);
+	if (!err && (flags & POSIX_SPAWN_SETSIGDEF))
+		err = config(fd, PIDFDSPAWN_CONFIG_SET_BINARY,
+			     PIDFDSPAWN_CONFIG_KEY_SIGDEFAULT, &at->sigdef,
+			     PIDFDSPAWN_SIGSET_SIZE);
+	if (!err && (flags & POSIX_SPAWN_SETSIGMASK)) {
+		sigset_t mask = at->sigmask;
+
+		pfs_sigset_del_internal(&mask);
+		err = config(fd, PIDFDSPAWN_CONFIG_SET_BINARY,
+			     PIDFDSPAWN_CONFIG_KEY_SIGMASK, &mask,
+			     PIDFDSPAWN_SIGSET_SIZE);
+	}
+	if (!err && b->sched_policy_set)
+		err = config(fd, PIDFDSPAWN_CONFIG_SET_INT,
+			     PIDFDSPAWN_CONFIG_KEY_SCHED_POLICY, NULL,
+			     at->policy);
+	if (!err && b->sched_priority_set)
+		err = config(fd, PIDFDSPAWN_CONFIG_SET_INT,
+			     PIDFDSPAWN_CONFIG_KEY_SCHED_PRIORITY, NULL,
+			     at->sp.sched_priority);
+	if (!err && (flags & POSIX_SPAWN_SETSID))
+		err = config(fd, PIDFDSPAWN_CONFIG_SET_FLAG,
+			     PIDFDSPAWN_CONFIG_KEY_SETSID, NULL, 0);
+	if (!err && (flags & POSIX_SPAWN_SETPGROUP))
+		err = config(fd, PIDFDSPAWN_CONFIG_SET_INT,
+			     PIDFDSPAWN_CONFIG_KEY_PGROUP, NULL, at->pgrp);
+	if (!err && (flags & POSIX_SPAWN_RESETIDS))
+		err = config(fd, PIDFDSPAWN_CONFIG_SET_FLAG,
+			     PIDFDSPAWN_CONFIG_KEY_RESETIDS, NULL, 0);
+	if (!err && (flags & POSIX_SPAWN_SETCGROUP))
+		err = config(fd, PIDFDSPAWN_CONFIG_SET_FD,
+			     PIDFDSPAWN_CONFIG_KEY_CGROUP, NULL, at->cgroup);
+	return err;
+}
+
 PFS_API int pidfdspawn_builder_run(struct pidfdspawn_builder *b, pid_t *pid,
 				   int *pidfd)
 {
 	struct pidfdspawn_run_args args = {
+		.flags = b->run_flags,
 		.argv = (uintptr_t)b->argv,
 		.envp = (uintptr_t)b->envp,
 		.nr_actions = b->nr_actions,
 		.actions = b->nr_actions ? (uintptr_t)b->actions : 0,
 		.action_size = b->nr_actions ? sizeof(*b->actions) : 0,
 	};
+	uint32_t have;
 	int fd, ret, err;
 	siginfo_t si;
 
-	if (!b->path || !b->argv) {
+	if ((!b->path && b->exec_fd < 0) || !b->argv) {
 		errno = EINVAL;
+		return -1;
+	}
+	/*
+	 * A feature this kernel's builder lacks: ENOTSUP before anything
+	 * exists.  Without a builder pidfd_open() says so (EINVAL).  Every
+	 * builder kernel has the RFC's three actions: a builder of only
+	 * those runs without asking the probe, as before.
+	 */
+	have = (b->needs & ~RFC_FEATURES) ? pidfdspawn_probe() : 0;
+	if ((have & PIDFDSPAWN_FEAT_BUILDER) && (b->needs & ~have)) {
+		errno = ENOTSUP;
 		return -1;
 	}
 	fd = pidfdspawn_open_empty(0);
 	if (fd < 0)
 		return -1;
-	if (pidfdspawn_config(fd, PIDFDSPAWN_CONFIG_SET_STRING,
-			      PIDFDSPAWN_CONFIG_KEY_PATH, b->path, 0) < 0)
+	err = stage(b, fd);
+	if (err) {
+		errno = err;
 		goto fail;
+	}
 	ret = pidfdspawn_run(fd, &args, sizeof(args));
 	if (ret < 0) {
 		/* A created child exits 127 by itself: reap it. */
