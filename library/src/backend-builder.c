@@ -101,68 +101,79 @@ struct run_plan {
 	const char *search_path;	/* the kernel's PATH search, or NULL */
 };
 
-static int config(int fd, unsigned int cmd, const char *key,
-		  const void *value, int aux)
+/* pidfd_config(): 0 or an error number. */
+int pfs_config(int fd, unsigned int cmd, const char *key, const void *value,
+	       int aux)
 {
 	return pidfdspawn_config(fd, cmd, key, value, aux) < 0 ? errno : 0;
 }
 
 /*
- * Stage the attributes on a fresh builder; the kernel applies them in
- * glibc's order (signal defaults, scheduling, setsid, process group,
- * ids, then the file actions, then the mask).  Without SETSIGMASK the
- * kernel gives the child the caller's mask, as glibc does.  A signal
- * set is passed as the kernel's 64-bit sigset_t: the first word of
- * glibc's.  0 or an error number; an error leaves no task behind.
+ * Stage @at's attributes (and @search_path, the kernel's PATH search, if
+ * set) on a fresh builder; the kernel applies them in glibc's order
+ * (signal defaults, scheduling, setsid, process group, ids, then the file
+ * actions, then the mask).  Without SETSIGMASK the kernel gives the child
+ * the caller's mask, as glibc does.  A signal set is passed as the
+ * kernel's 64-bit sigset_t: the first word of glibc's.  The kernel does
+ * sched_setscheduler(0, policy, &sp) with a policy (@policy),
+ * sched_setparam(0, &sp) with the priority (@priority) alone.  Shared by
+ * the posix_spawn backend and the builder API.  0 or an error number; an
+ * error leaves no task behind.
  */
-static int configure(int fd, const struct run_plan *plan)
+int pfs_stage_attr(int fd, const struct pfs_attr *at, const char *search_path,
+		   int policy, int priority)
 {
-	const struct pfs_attr *at = plan->req->attr;
 	short flags = at->flags;
 	int err = 0;
 
-	if (plan->search_path)
-		err = config(fd, PIDFDSPAWN_CONFIG_SET_STRING,
-			     PIDFDSPAWN_CONFIG_KEY_SEARCH_PATH,
-			     plan->search_path, 0);
+	if (search_path)
+		err = pfs_config(fd, PIDFDSPAWN_CONFIG_SET_STRING,
+				 PIDFDSPAWN_CONFIG_KEY_SEARCH_PATH, search_path,
+				 0);
 	if (!err && (flags & POSIX_SPAWN_SETSIGDEF))
-		err = config(fd, PIDFDSPAWN_CONFIG_SET_BINARY,
-			     PIDFDSPAWN_CONFIG_KEY_SIGDEFAULT, &at->sigdef,
-			     PIDFDSPAWN_SIGSET_SIZE);
+		err = pfs_config(fd, PIDFDSPAWN_CONFIG_SET_BINARY,
+				 PIDFDSPAWN_CONFIG_KEY_SIGDEFAULT, &at->sigdef,
+				 PIDFDSPAWN_SIGSET_SIZE);
 	if (!err && (flags & POSIX_SPAWN_SETSIGMASK)) {
 		/* glibc's child never blocks its internal signals 32 and 33. */
 		sigset_t mask = at->sigmask;
 
 		pfs_sigset_del_internal(&mask);
-		err = config(fd, PIDFDSPAWN_CONFIG_SET_BINARY,
-			     PIDFDSPAWN_CONFIG_KEY_SIGMASK, &mask,
-			     PIDFDSPAWN_SIGSET_SIZE);
+		err = pfs_config(fd, PIDFDSPAWN_CONFIG_SET_BINARY,
+				 PIDFDSPAWN_CONFIG_KEY_SIGMASK, &mask,
+				 PIDFDSPAWN_SIGSET_SIZE);
 	}
-	/*
-	 * The kernel does sched_setscheduler(0, policy, &sp) with a policy,
-	 * sched_setparam(0, &sp) with the priority alone.
-	 */
-	if (!err && (flags & POSIX_SPAWN_SETSCHEDULER))
-		err = config(fd, PIDFDSPAWN_CONFIG_SET_INT,
-			     PIDFDSPAWN_CONFIG_KEY_SCHED_POLICY, NULL,
-			     at->policy);
-	if (!err && (flags & (POSIX_SPAWN_SETSCHEDULER | POSIX_SPAWN_SETSCHEDPARAM)))
-		err = config(fd, PIDFDSPAWN_CONFIG_SET_INT,
-			     PIDFDSPAWN_CONFIG_KEY_SCHED_PRIORITY, NULL,
-			     at->sp.sched_priority);
+	if (!err && policy)
+		err = pfs_config(fd, PIDFDSPAWN_CONFIG_SET_INT,
+				 PIDFDSPAWN_CONFIG_KEY_SCHED_POLICY, NULL,
+				 at->policy);
+	if (!err && priority)
+		err = pfs_config(fd, PIDFDSPAWN_CONFIG_SET_INT,
+				 PIDFDSPAWN_CONFIG_KEY_SCHED_PRIORITY, NULL,
+				 at->sp.sched_priority);
 	if (!err && (flags & POSIX_SPAWN_SETSID))
-		err = config(fd, PIDFDSPAWN_CONFIG_SET_FLAG,
-			     PIDFDSPAWN_CONFIG_KEY_SETSID, NULL, 0);
+		err = pfs_config(fd, PIDFDSPAWN_CONFIG_SET_FLAG,
+				 PIDFDSPAWN_CONFIG_KEY_SETSID, NULL, 0);
 	if (!err && (flags & POSIX_SPAWN_SETPGROUP))
-		err = config(fd, PIDFDSPAWN_CONFIG_SET_INT,
-			     PIDFDSPAWN_CONFIG_KEY_PGROUP, NULL, at->pgrp);
+		err = pfs_config(fd, PIDFDSPAWN_CONFIG_SET_INT,
+				 PIDFDSPAWN_CONFIG_KEY_PGROUP, NULL, at->pgrp);
 	if (!err && (flags & POSIX_SPAWN_RESETIDS))
-		err = config(fd, PIDFDSPAWN_CONFIG_SET_FLAG,
-			     PIDFDSPAWN_CONFIG_KEY_RESETIDS, NULL, 0);
+		err = pfs_config(fd, PIDFDSPAWN_CONFIG_SET_FLAG,
+				 PIDFDSPAWN_CONFIG_KEY_RESETIDS, NULL, 0);
 	if (!err && (flags & POSIX_SPAWN_SETCGROUP))
-		err = config(fd, PIDFDSPAWN_CONFIG_SET_FD,
-			     PIDFDSPAWN_CONFIG_KEY_CGROUP, NULL, at->cgroup);
+		err = pfs_config(fd, PIDFDSPAWN_CONFIG_SET_FD,
+				 PIDFDSPAWN_CONFIG_KEY_CGROUP, NULL, at->cgroup);
 	return err;
+}
+
+static int configure(int fd, const struct run_plan *plan)
+{
+	short flags = plan->req->attr->flags;
+
+	return pfs_stage_attr(fd, plan->req->attr, plan->search_path,
+			      flags & POSIX_SPAWN_SETSCHEDULER,
+			      flags & (POSIX_SPAWN_SETSCHEDULER |
+				       POSIX_SPAWN_SETSCHEDPARAM));
 }
 
 /*

@@ -355,66 +355,24 @@ PFS_API int pidfdspawn_builder_set_flags(struct pidfdspawn_builder *b,
 	return 0;
 }
 
-static int config(int fd, unsigned int cmd, const char *key,
-		  const void *value, int aux)
-{
-	return pidfdspawn_config(fd, cmd, key, value, aux) < 0 ? errno : 0;
-}
-
 /*
  * Stage the program and the attributes on the kernel builder @fd, as the
- * posix_spawn backend stages a request's (backend-builder.c): signal sets
- * as the kernel's 64-bit sigset_t, the first word of glibc's, the mask
- * without glibc's internal signals 32 and 33.  0 or an error number.
+ * posix_spawn backend stages a request's (pfs_stage_attr()).  0 or an
+ * error number.
  */
 static int stage(const struct pidfdspawn_builder *b, int fd)
 {
-	const struct pfs_attr *at = &b->attr;
-	short flags = at->flags;
 	int err = 0;
 
 	if (b->path)
-		err = config(fd, PIDFDSPAWN_CONFIG_SET_STRING,
-			     PIDFDSPAWN_CONFIG_KEY_PATH, b->path, 0);
+		err = pfs_config(fd, PIDFDSPAWN_CONFIG_SET_STRING,
+				 PIDFDSPAWN_CONFIG_KEY_PATH, b->path, 0);
 	if (!err && b->exec_fd >= 0)
-		err = config(fd, PIDFDSPAWN_CONFIG_SET_FD,
-			     PIDFDSPAWN_CONFIG_KEY_EXEC_FD, NULL, b->exec_fd);
-	if (!err && b->search_path)
-		err = config(fd, PIDFDSPAWN_CONFIG_SET_STRING,
-			     PIDFDSPAWN_CONFIG_KEY_SEARCH_PATH, b->search_path,
-			     0);
-	if (!err && (flags & POSIX_SPAWN_SETSIGDEF))
-		err = config(fd, PIDFDSPAWN_CONFIG_SET_BINARY,
-			     PIDFDSPAWN_CONFIG_KEY_SIGDEFAULT, &at->sigdef,
-			     PIDFDSPAWN_SIGSET_SIZE);
-	if (!err && (flags & POSIX_SPAWN_SETSIGMASK)) {
-		sigset_t mask = at->sigmask;
-
-		pfs_sigset_del_internal(&mask);
-		err = config(fd, PIDFDSPAWN_CONFIG_SET_BINARY,
-			     PIDFDSPAWN_CONFIG_KEY_SIGMASK, &mask,
-			     PIDFDSPAWN_SIGSET_SIZE);
-	}
-	if (!err && b->sched_policy_set)
-		err = config(fd, PIDFDSPAWN_CONFIG_SET_INT,
-			     PIDFDSPAWN_CONFIG_KEY_SCHED_POLICY, NULL,
-			     at->policy);
-	if (!err && b->sched_priority_set)
-		err = config(fd, PIDFDSPAWN_CONFIG_SET_INT,
-			     PIDFDSPAWN_CONFIG_KEY_SCHED_PRIORITY, NULL,
-			     at->sp.sched_priority);
-	if (!err && (flags & POSIX_SPAWN_SETSID))
-		err = config(fd, PIDFDSPAWN_CONFIG_SET_FLAG,
-			     PIDFDSPAWN_CONFIG_KEY_SETSID, NULL, 0);
-	if (!err && (flags & POSIX_SPAWN_SETPGROUP))
-		err = config(fd, PIDFDSPAWN_CONFIG_SET_INT,
-			     PIDFDSPAWN_CONFIG_KEY_PGROUP, NULL, at->pgrp);
-	if (!err && (flags & POSIX_SPAWN_RESETIDS))
-		err = config(fd, PIDFDSPAWN_CONFIG_SET_FLAG,
-			     PIDFDSPAWN_CONFIG_KEY_RESETIDS, NULL, 0);
-	if (!err && (flags & POSIX_SPAWN_SETCGROUP))
-		err = config(fd, PIDFDSPAWN_CONFIG_SET_FD,
-			     PIDFDSPAWN_CONFIG_KEY_CGROUP, NULL, at->cgroup);
+		err = pfs_config(fd, PIDFDSPAWN_CONFIG_SET_FD,
+				 PIDFDSPAWN_CONFIG_KEY_EXEC_FD, NULL, b->exec_fd);
+	if (!err)
+		err = pfs_stage_attr(fd, &b->attr, b->search_path,
+				     b->sched_policy_set, b->sched_priority_set);
 	return err;
 }
 

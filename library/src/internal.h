@@ -236,4 +236,10 @@ int pfs_posix_spawn(pid_t *pid, const char *file, int use_path,
 int pfs_sys_clone3(void *args, size_t size, int (*fn)(void *), void *arg);
 int pfs_waitid_pidfd(int pidfd, siginfo_t *info, int options);
 
+/* backend-builder.c: pidfd_config() and the attributes, for both APIs. */
+int pfs_config(int fd, unsigned int cmd, const char *key, const void *value,
+	       int aux);
+int pfs_stage_attr(int fd, const struct pfs_attr *at, const char *search_path,
+		   int policy, int priority);
+
 #endif
