@@ -231,6 +231,22 @@ static int spawn_builder(const struct spawn_job *job, struct spawned *out)
 	return builder_run(job, out, 0, &close_all_action, job->close_fds ? 1 : 0);
 }
 
+/*
+ * pidfd_spawn_run-close (opt-in): the same run, with the builder's fd closed inside the
+ * timed part, as libpidfdspawn's posix_spawn() must (it returns no fd): the raw cost of
+ * that close, for telling it apart from the library's own work.
+ */
+static int spawn_builder_close(const struct spawn_job *job, struct spawned *out)
+{
+	int err = builder_run(job, out, 0, &close_all_action, job->close_fds ? 1 : 0);
+
+	if (!err) {
+		close(out->fd);
+		out->fd = -1;
+	}
+	return err;
+}
+
 static int spawn_builder_cloexec(const struct spawn_job *job, struct spawned *out)
 {
 	return builder_run(job, out, PIDFD_SPAWN_RUN_CLOEXEC_DEFAULT, keep_stdio_actions,
@@ -336,29 +352,39 @@ struct library {
 	enum pidfdspawn_backend (*last_backend)(void);
 	posix_spawn_file_actions_t closefrom;
 };
-static struct library lib;
+/* lib: --library (lib-builder, lib-fallback); alt_lib: --alt-library (lib-builder-alt) */
+static struct library lib, alt_lib;
+
+static const char *library_open(struct library *l, const char *path)
+{
+	static char message[2][512];
+	char *buf = message[l == &alt_lib];
+
+	if (l->handle || l->error)
+		return l->error;
+	if (!path)
+		return l->error = "no --alt-library given";
+	/* A path, never a bare soname: two builds of the library load side by side. */
+	l->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+	if (!l->handle) {
+		snprintf(buf, sizeof(message[0]), "libpidfdspawn not loadable: %s", dlerror());
+		return l->error = buf;
+	}
+	*(void **)&l->spawn = dlsym(l->handle, "posix_spawn");
+	*(void **)&l->fa_init = dlsym(l->handle, "posix_spawn_file_actions_init");
+	*(void **)&l->fa_addclosefrom = dlsym(l->handle, "posix_spawn_file_actions_addclosefrom_np");
+	*(void **)&l->probe = dlsym(l->handle, "pidfdspawn_probe");
+	*(void **)&l->last_backend = dlsym(l->handle, "pidfdspawn_last_backend");
+	if (!l->spawn || !l->fa_init || !l->fa_addclosefrom || !l->probe || !l->last_backend)
+		return l->error = "libpidfdspawn lacks posix_spawn, closefrom or backend introspection";
+	if (l->fa_init(&l->closefrom) || l->fa_addclosefrom(&l->closefrom, 3))
+		return l->error = "libpidfdspawn: cannot build the closefrom file action";
+	return NULL;
+}
 
 static const char *library_load(const struct spawn_job *job)
 {
-	static char message[512];
-
-	if (lib.handle || lib.error)
-		return lib.error;
-	lib.handle = dlopen(job->library, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
-	if (!lib.handle) {
-		snprintf(message, sizeof(message), "libpidfdspawn not loadable: %s", dlerror());
-		return lib.error = message;
-	}
-	*(void **)&lib.spawn = dlsym(lib.handle, "posix_spawn");
-	*(void **)&lib.fa_init = dlsym(lib.handle, "posix_spawn_file_actions_init");
-	*(void **)&lib.fa_addclosefrom = dlsym(lib.handle, "posix_spawn_file_actions_addclosefrom_np");
-	*(void **)&lib.probe = dlsym(lib.handle, "pidfdspawn_probe");
-	*(void **)&lib.last_backend = dlsym(lib.handle, "pidfdspawn_last_backend");
-	if (!lib.spawn || !lib.fa_init || !lib.fa_addclosefrom || !lib.probe || !lib.last_backend)
-		return lib.error = "libpidfdspawn lacks posix_spawn, closefrom or backend introspection";
-	if (lib.fa_init(&lib.closefrom) || lib.fa_addclosefrom(&lib.closefrom, 3))
-		return lib.error = "libpidfdspawn: cannot build the closefrom file action";
-	return NULL;
+	return library_open(&lib, job->library);
 }
 
 static const char *lib_fallback_unavailable(const struct spawn_job *job)
@@ -366,33 +392,55 @@ static const char *lib_fallback_unavailable(const struct spawn_job *job)
 	return library_load(job);
 }
 
-static const char *lib_builder_unavailable(const struct spawn_job *job)
+static const char *builder_usable(const struct library *l, const struct spawn_job *job)
 {
 	uint32_t needs = PIDFDSPAWN_FEAT_BUILDER;
-	const char *why = library_load(job);
 
-	if (why)
-		return why;
 	if (job->close_fds)
 		needs |= PIDFDSPAWN_FEAT_CLOSE_RANGE;
-	if ((lib.probe() & needs) != needs)
+	if ((l->probe() & needs) != needs)
 		return "libpidfdspawn's probe finds no usable spawn builder in this kernel";
 	return NULL;
+}
+
+static const char *lib_builder_unavailable(const struct spawn_job *job)
+{
+	const char *why = library_load(job);
+
+	return why ? why : builder_usable(&lib, job);
+}
+
+static const char *lib_builder_alt_unavailable(const struct spawn_job *job)
+{
+	const char *why = library_open(&alt_lib, job->alt_library);
+
+	return why ? why : builder_usable(&alt_lib, job);
+}
+
+static int lib_spawn_with(const struct library *l, const struct spawn_job *job,
+			  struct spawned *out, enum pidfdspawn_backend expected)
+{
+	int err = l->spawn(&out->pid, job->path, job->close_fds ? &l->closefrom : NULL, NULL,
+			   job->argv, job->envp);
+
+	if (!err && l->last_backend() != expected) {
+		/* The child exists: let the caller reap it, then fail loudly. */
+		fprintf(stderr, "spawnbench: libpidfdspawn used backend %d, not %d\n",
+			(int)l->last_backend(), (int)expected);
+		return -EPROTO;
+	}
+	return -err;
 }
 
 static int lib_spawn(const struct spawn_job *job, struct spawned *out,
 		     enum pidfdspawn_backend expected)
 {
-	int err = lib.spawn(&out->pid, job->path, job->close_fds ? &lib.closefrom : NULL, NULL,
-			    job->argv, job->envp);
+	return lib_spawn_with(&lib, job, out, expected);
+}
 
-	if (!err && lib.last_backend() != expected) {
-		/* The child exists: let the caller reap it, then fail loudly. */
-		fprintf(stderr, "spawnbench: libpidfdspawn used backend %d, not %d\n",
-			(int)lib.last_backend(), (int)expected);
-		return -EPROTO;
-	}
-	return -err;
+static int spawn_lib_builder_alt(const struct spawn_job *job, struct spawned *out)
+{
+	return lib_spawn_with(&alt_lib, job, out, PIDFDSPAWN_BACKEND_BUILDER);
 }
 
 static int lib_builder_prepare(const struct spawn_job *job)
@@ -418,23 +466,28 @@ static int spawn_lib_fallback(const struct spawn_job *job, struct spawned *out)
 }
 
 const struct method methods[] = {
-	{ "fork", "fork() + close_range() + execve()", NULL, NULL, 0, spawn_fork, 0 },
-	{ "vfork", "vfork() + close_range() + execve()", NULL, NULL, 0, spawn_vfork, 0 },
-	{ "posix_spawn", "glibc posix_spawn() (+ addclosefrom_np)", NULL, NULL, 0, spawn_posix_spawn, 0 },
+	{ "fork", "fork() + close_range() + execve()", NULL, NULL, 0, spawn_fork, 0, 0 },
+	{ "vfork", "vfork() + close_range() + execve()", NULL, NULL, 0, spawn_vfork, 0, 0 },
+	{ "posix_spawn", "glibc posix_spawn() (+ addclosefrom_np)", NULL, NULL, 0, spawn_posix_spawn, 0, 0 },
 	{ "clone3", "clone3(CLONE_VM|CLONE_VFORK|CLONE_PIDFD) + close_range() + execve()", NULL,
-	  NULL, 0, spawn_clone3, 0 },
+	  NULL, 0, spawn_clone3, 0, 0 },
 	{ "clone3-files", "clone3(... |CLONE_FILES) + close_range(CLOSE_RANGE_UNSHARE) + execve()",
-	  NULL, NULL, 0, spawn_clone3_files, 0 },
+	  NULL, NULL, 0, spawn_clone3_files, 0, 0 },
 	{ "pidfd_spawn_run", "pidfd_open(0, PIDFD_EMPTY) + pidfd_spawn_run() (+ CLOSE_RANGE action)",
-	  builder_unavailable, NULL, 0, spawn_builder, 0 },
+	  builder_unavailable, NULL, 0, spawn_builder, 0, 0 },
 	{ "pidfd_spawn_run-cloexec",
 	  "pidfd_spawn_run() with PIDFD_SPAWN_RUN_CLOEXEC_DEFAULT + DUP2 0->0, 1->1, 2->2",
-	  builder_cloexec_unavailable, NULL, 0, spawn_builder_cloexec, 1 },
+	  builder_cloexec_unavailable, NULL, 0, spawn_builder_cloexec, 1, 0 },
 	{ "lib-builder", "libpidfdspawn posix_spawn(), builder backend", lib_builder_unavailable,
-	  lib_builder_prepare, 0, spawn_lib_builder, 0 },
+	  lib_builder_prepare, 0, spawn_lib_builder, 0, 0 },
 	{ "lib-fallback", "libpidfdspawn posix_spawn(), fallback backend",
-	  lib_fallback_unavailable, lib_fallback_prepare, 0, spawn_lib_fallback, 0 },
+	  lib_fallback_unavailable, lib_fallback_prepare, 0, spawn_lib_fallback, 0, 0 },
+	/* Opt-in diagnostics (docs/benchmarks.md, "Library overhead per spawn"). */
+	{ "pidfd_spawn_run-close", "pidfd_spawn_run with the fd closed inside the timed part "
+	  "(opt-in)", builder_unavailable, NULL, 0, spawn_builder_close, 0, 1 },
+	{ "lib-builder-alt", "lib-builder with the libpidfdspawn of --alt-library (opt-in)",
+	  lib_builder_alt_unavailable, lib_builder_prepare, 0, spawn_lib_builder_alt, 0, 1 },
 	{ "floor", "pre-started helper, clock started by it: exec + exit + wait, no process creation", NULL,
-	  floor_prepare, 1, spawn_floor, 1 },
+	  floor_prepare, 1, spawn_floor, 1, 0 },
 };
 const unsigned int nr_methods = sizeof(methods) / sizeof(methods[0]);

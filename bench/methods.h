@@ -8,6 +8,7 @@ struct spawn_job {
 	const char *path;	/* the timestamp child */
 	const char *helper;	/* the floor's pre-started helper */
 	const char *library;	/* libpidfdspawn.so to dlopen for the lib-* methods */
+	const char *alt_library;	/* another build of it for lib-builder-alt, or NULL */
 	char **argv;
 	char **envp;
 	int close_fds;		/* the child keeps only fds 0-2 (the parent has extra fds) */
@@ -38,6 +39,11 @@ struct method {
 	 * job->close_fds (what the fd check after the samples expects).
 	 */
 	int stdio_only;
+	/*
+	 * Nonzero for diagnostic methods that run only when --methods names them (they
+	 * never add rows to the default tables).
+	 */
+	int opt_in;
 };
 
 extern const struct method methods[];

@@ -42,6 +42,7 @@ struct options {
 	const char *helper;
 	const char *fdcheck;
 	const char *library;
+	const char *alt_library;
 	const char *accel;
 	const char *only;	/* comma-separated method names, or NULL for all */
 	const char *pair;	/* --pair: the small twin's parent name, or NULL */
@@ -72,15 +73,19 @@ static void usage(FILE *to)
 		"  --threads N      start N idle threads first\n"
 		"  --rounds N       measured rounds, every method once per round (default 200)\n"
 		"  --warmup N       unmeasured rounds before those (default 20)\n"
-		"  --methods A,B    run only these methods (default: all)\n"
+		"  --methods A,B    run only these methods (default: all but the opt-in ones,\n"
+		"                   pidfd_spawn_run-close and lib-builder-alt)\n"
 		"  --child PATH     timestamp child (default: bench-child beside this program)\n"
 		"  --helper PATH    floor helper (default: bench-helper beside this program)\n"
 		"  --fdcheck PATH   the fd-checking child run once per method after the samples\n"
 		"                   (default: bench-fdcheck beside this program)\n"
 		"  --library PATH   libpidfdspawn to load for the lib-* methods\n"
 		"                   (default: libpidfdspawn.so.0 beside this program)\n"
+		"  --alt-library PATH  another build of it, for the opt-in lib-builder-alt\n"
+		"                   (a library change measured side by side with its base)\n"
 		"  --accel NAME     accelerator to print with the environment (default: unknown)\n"
-		"  --list           print the methods and exit\n"
+		"  --list           print the methods a run without --methods makes, and exit\n"
+		"  --list-opt-in    print the opt-in methods (only run when --methods names them)\n"
 		"  --tsc-khz        print this machine's TSC rate in kHz and exit (bench/run hands\n"
 		"                   it to the guest kernel, which cannot calibrate its TSC under TCG)\n"
 		"Output: '#' lines describe the environment and parent, then one row per\n"
@@ -156,9 +161,11 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "rounds", required_argument, NULL, 'r' }, { "warmup", required_argument, NULL, 'w' },
 		{ "methods", required_argument, NULL, 'M' }, { "child", required_argument, NULL, 'c' },
 		{ "helper", required_argument, NULL, 'H' }, { "accel", required_argument, NULL, 'a' },
-		{ "library", required_argument, NULL, 'L' }, { "fdcheck", required_argument, NULL, 'F' },
+		{ "library", required_argument, NULL, 'L' },
+		{ "alt-library", required_argument, NULL, 'A' }, { "fdcheck", required_argument, NULL, 'F' },
 		{ "close", no_argument, NULL, 'C' },	    { "pair", required_argument, NULL, 'P' },
-		{ "list", no_argument, NULL, 'l' },	    { "tsc-khz", no_argument, NULL, 'T' },	    { "help", no_argument, NULL, 'h' },
+		{ "list", no_argument, NULL, 'l' },
+		{ "list-opt-in", no_argument, NULL, 'O' },	    { "tsc-khz", no_argument, NULL, 'T' },	    { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -177,12 +184,16 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case 'H': o->helper = optarg; break;
 		case 'a': o->accel = optarg; break;
 		case 'L': o->library = optarg; break;
+		case 'A': o->alt_library = optarg; break;
 		case 'F': o->fdcheck = optarg; break;
 		case 'C': o->close = 1; break;
 		case 'P': o->pair = optarg; break;
 		case 'l':
+		case 'O':
+			/* --list: the methods a run without --methods makes. */
 			for (unsigned int i = 0; i < nr_methods; i++)
-				printf("%s\t%s\n", methods[i].name, methods[i].what);
+				if (methods[i].opt_in == (c == 'O'))
+					printf("%s\t%s\n", methods[i].name, methods[i].what);
 			exit(0);
 		case 'T': printf("%ld\n", measure_tsc_khz()); exit(0);
 		case 'h': usage(stdout); exit(0);
@@ -650,7 +661,9 @@ static void prepare_samples(const struct options *o, const struct spawn_job *job
 			    struct samples *s)
 {
 	for (unsigned int i = 0; i < nr_methods; i++) {
-		s[i].selected = !o->only || name_in_list(methods[i].name, o->only);
+		/* Opt-in methods run only when --methods names them. */
+		s[i].selected = o->only ? name_in_list(methods[i].name, o->only) :
+			!methods[i].opt_in;
 		if (!s[i].selected)
 			continue;
 		if (methods[i].unavailable)
@@ -690,6 +703,7 @@ int main(int argc, char **argv)
 	job.path = o.child;
 	job.helper = o.helper;
 	job.library = o.library;
+	job.alt_library = o.alt_library;
 	job.argv = child_argv;
 	if (o.pair)
 		fork_twin(&o, &ls);	/* from here on, two processes (o differs) */
