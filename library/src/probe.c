@@ -26,7 +26,6 @@
  *      so this finds no attribute and no PATH search.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <string.h>
@@ -214,9 +213,16 @@ static const probe_method probe_methods[] = {
 	probe_by_consuming_builders,
 };
 
-static uint32_t probed_mask;
-static int probed;		/* probed_mask is final */
-static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
+/*
+ * The cached answer: bit 31 of probed_state says it is final, the low bits
+ * are the mask (PIDFDSPAWN_FEAT_COUNT < 31).  No lock: threads that find
+ * no answer yet each probe (the probe's calls are idempotent: queries and
+ * throwaway builders) and publish the same mask.  A lock held by a thread
+ * that is inside the probe when another thread forks would stay held in
+ * the child forever, and the child's first spawn would hang on it.
+ */
+#define PROBED_FINAL (1u << 31)
+static uint32_t probed_state;
 
 /*
  * Whether this kernel has the builder, asking only pidfd_open(): 1 yes,
@@ -254,21 +260,15 @@ static int run_probe(uint32_t *mask)
 
 PFS_API uint32_t pidfdspawn_probe(void)
 {
-	int saved = errno;
-	uint32_t mask;
+	uint32_t state = __atomic_load_n(&probed_state, __ATOMIC_ACQUIRE), mask;
+	int saved;
 
-	if (__atomic_load_n(&probed, __ATOMIC_ACQUIRE))
-		return probed_mask;
-	pthread_mutex_lock(&probe_lock);
-	if (!probed) {
-		if (run_probe(&mask)) {
-			probed_mask = mask;
-			__atomic_store_n(&probed, 1, __ATOMIC_RELEASE);
-		}
-	} else {
-		mask = probed_mask;
-	}
-	pthread_mutex_unlock(&probe_lock);
+	if (state & PROBED_FINAL)
+		return state & ~PROBED_FINAL;
+	saved = errno;
+	if (run_probe(&mask))
+		__atomic_store_n(&probed_state, mask | PROBED_FINAL,
+				 __ATOMIC_RELEASE);
 	errno = saved;
 	return mask;
 }
