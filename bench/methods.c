@@ -438,6 +438,16 @@ static int lib_spawn(const struct spawn_job *job, struct spawned *out,
 	return lib_spawn_with(&lib, job, out, expected);
 }
 
+static const char *lib_fallback_alt_unavailable(const struct spawn_job *job)
+{
+	return library_open(&alt_lib, job->alt_library);
+}
+
+static int spawn_lib_fallback_alt(const struct spawn_job *job, struct spawned *out)
+{
+	return lib_spawn_with(&alt_lib, job, out, PIDFDSPAWN_BACKEND_FALLBACK);
+}
+
 static int spawn_lib_builder_alt(const struct spawn_job *job, struct spawned *out)
 {
 	return lib_spawn_with(&alt_lib, job, out, PIDFDSPAWN_BACKEND_BUILDER);
@@ -487,6 +497,8 @@ const struct method methods[] = {
 	  "(opt-in)", builder_unavailable, NULL, 0, spawn_builder_close, 0, 1 },
 	{ "lib-builder-alt", "lib-builder with the libpidfdspawn of --alt-library (opt-in)",
 	  lib_builder_alt_unavailable, lib_builder_prepare, 0, spawn_lib_builder_alt, 0, 1 },
+	{ "lib-fallback-alt", "lib-fallback with the libpidfdspawn of --alt-library (opt-in)",
+	  lib_fallback_alt_unavailable, lib_fallback_prepare, 0, spawn_lib_fallback_alt, 0, 1 },
 	{ "floor", "pre-started helper, clock started by it: exec + exit + wait, no process creation", NULL,
 	  floor_prepare, 1, spawn_floor, 1, 0 },
 };
