@@ -424,6 +424,38 @@ out:
 	return ret;
 }
 
+/*
+ * One spare child stack, kept between spawns: glibc maps and unmaps a
+ * stack per call, two system calls (and, in a threaded caller, a TLB
+ * shootdown) that only the first spawn needs.  CLONE_VFORK returns to the
+ * parent only once the child has exec'd or exited, so the stack is free
+ * again when the spawn returns.  Taking and returning it are single
+ * atomic exchanges: concurrent spawns map stacks of their own and unmap
+ * them again when the slot is taken; a fork while a thread holds it
+ * leaves the child an empty slot.
+ */
+static char *spare_stack;
+
+static char *take_stack(void)
+{
+	char *stack = __atomic_exchange_n(&spare_stack, NULL, __ATOMIC_ACQUIRE);
+
+	if (stack)
+		return stack;
+	stack = mmap(NULL, CHILD_STACK_SIZE, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	return stack == MAP_FAILED ? NULL : stack;
+}
+
+static void give_back_stack(char *stack)
+{
+	char *none = NULL;
+
+	if (!__atomic_compare_exchange_n(&spare_stack, &none, stack, 0,
+					 __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		munmap(stack, CHILD_STACK_SIZE);
+}
+
 static int cmp_int(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
@@ -474,9 +506,8 @@ int pfs_fallback_spawn(const struct pfs_request *req, struct pfs_result *res)
 		}
 		c.keep = keep;
 	}
-	stack = mmap(NULL, CHILD_STACK_SIZE, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-	if (stack == MAP_FAILED) {
+	stack = take_stack();
+	if (!stack) {
 		err = errno;
 		free(keep);
 		free(c.shell_argv);
@@ -513,7 +544,7 @@ int pfs_fallback_spawn(const struct pfs_request *req, struct pfs_result *res)
 
 	pthread_sigmask(SIG_SETMASK, &c.parent_mask, NULL);
 	pthread_setcancelstate(cancel_state, NULL);
-	munmap(stack, CHILD_STACK_SIZE);
+	give_back_stack(stack);
 	free(keep);
 	free(c.shell_argv);
 	return err;
