@@ -352,7 +352,7 @@ struct library {
 	enum pidfdspawn_backend (*last_backend)(void);
 	posix_spawn_file_actions_t closefrom;
 };
-/* lib: --library (lib-builder, lib-fallback); alt_lib: --alt-library (lib-builder-alt) */
+/* lib: --library (lib-builder, lib-fallback); alt_lib: --alt-library (lib-*-alt) */
 static struct library lib, alt_lib;
 
 static const char *library_open(struct library *l, const char *path)
