@@ -199,7 +199,7 @@ static int probe_by_consuming_builders(uint32_t *mask)
 		if (err == EINVAL)
 			found |= action_probes[i].feature;
 		else if (err != EOPNOTSUPP)
-			return err;	/* ENOSYS, EPERM (traced), ... */
+			return err;	/* ENOSYS, EPERM (before patch 72: traced), ... */
 	}
 	/* The builder answered as a builder does: it exists. */
 	*mask = found | PIDFDSPAWN_FEAT_BUILDER;

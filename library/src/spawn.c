@@ -8,10 +8,10 @@
  *   auto (default)  builder when the probe found every feature the request
  *                   needs (pfs_request_needs), otherwise the fallback; also
  *                   the fallback when the builder refuses before creating a
- *                   task with ENOSYS or EPERM (e.g. the caller is being
- *                   ptraced), or at its own limits: E2BIG (more file
- *                   actions than the kernel takes), EMFILE/ENFILE (no fd
- *                   for the builder itself);
+ *                   task with ENOSYS or EPERM (e.g. a caller that is not
+ *                   the builder's creator), or at its own limits: E2BIG
+ *                   (more file actions than the kernel takes),
+ *                   EMFILE/ENFILE (no fd for the builder itself);
  *   builder         the builder or ENOTSUP, never the fallback, except for
  *                   posix_spawnp of "" or of a name over NAME_MAX, which
  *                   glibc fails only after the file actions and the
@@ -122,7 +122,8 @@ static void trace(const char *fn, const struct pfs_request *req,
 /*
  * Errors of the builder that glibc's posix_spawn never gives for the same
  * request, when no task was created: no builder after all (ENOSYS), the
- * builder refused the caller (EPERM, e.g. ptraced), the builder's own
+ * builder refused the caller (EPERM: not its creator; kernels before the
+ * series' patch 72 also refused a traced caller), the builder's own
  * limits (E2BIG: the action array is larger than the kernel takes; EMFILE
  * and ENFILE: the builder's fd could not be allocated, at RLIMIT_NOFILE).
  * The fallback needs no descriptor for posix_spawn and has no action
