@@ -36,6 +36,17 @@ struct pfs_rule {
 
 #define PFS_RET_ERRNO(e) (SECCOMP_RET_ERRNO | ((e) & SECCOMP_RET_DATA))
 
+/* Install @len instructions for this thread and its children: 0 or -1/errno. */
+__attribute__((unused)) static int pfs_seccomp_install(struct sock_filter *prog,
+							int len)
+{
+	struct sock_fprog fprog = { .len = (unsigned short)len, .filter = prog };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -1;
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog);
+}
+
 /* Install the rules for this thread and its children: 0 or -1/errno. */
 __attribute__((unused)) static int pfs_seccomp(const struct pfs_rule *rules, int n)
 {
@@ -69,11 +80,7 @@ __attribute__((unused)) static int pfs_seccomp(const struct pfs_rule *rules, int
 	}
 	INS(BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0);
 #undef INS
-	struct sock_fprog fprog = { .len = (unsigned short)len, .filter = prog };
-
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		return -1;
-	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog);
+	return pfs_seccomp_install(prog, len);
 }
 
 #endif

@@ -86,11 +86,7 @@ static int allow_only(const int *nrs, int n)
 	}
 	INS(BPF_RET | BPF_K, SECCOMP_RET_TRAP, 0, 0);
 #undef INS
-	struct sock_fprog fprog = { .len = (unsigned short)len, .filter = prog };
-
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		return -1;
-	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog);
+	return pfs_seccomp_install(prog, len);
 }
 
 static int spawn_true(void)
