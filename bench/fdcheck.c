@@ -3,10 +3,13 @@
  * to check the fds that method gave the child.  Like bench-child it first writes its
  * CLOCK_MONOTONIC_RAW reading to fd 1 (the parent reads it the same way), then it polls
  * every fd below RLIMIT_NOFILE (at most the first 131072) and exits 0 when fds 0-2 are
- * open and exactly argv[1] fds are open in all (default 3: only 0-2).  Otherwise it
- * writes one line to fd 2 and exits 5 (one of 0-2 is closed), 6 (another count) or
- * 4 (it could not look).  No libc, like bench-child.
+ * open and exactly argv[1] fds are open in all (default 3: only 0-2), and, with argv[2]
+ * "fd1-nonblock" or "fd1-block", when fd 1's open file has O_NONBLOCK set or not (the
+ * everyday request puts spawnbench's O_NONBLOCK pipe there).  Otherwise it writes one
+ * line to fd 2 and exits 5 (one of 0-2 is closed), 6 (another count), 7 (fd 1's
+ * O_NONBLOCK) or 4 (it could not look).  No libc, like bench-child.
  */
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -45,7 +48,7 @@ static __attribute__((noreturn)) void leave(long status)
 void fdcheck_main(long *sp) __attribute__((noreturn, used));
 void fdcheck_main(long *sp)
 {
-	long argc = sp[0], expected = 0, nfds, open = 0;
+	long argc = sp[0], expected = 0, nfds, open = 0, fl;
 	char **argv = (char **)(sp + 1);
 	struct timespec now;
 	struct rlimit limit;
@@ -76,6 +79,23 @@ void fdcheck_main(long *sp)
 		say_number(expected);
 		SAY("\n");
 		leave(6);
+	}
+	if (argc > 2) {
+		const char *want = argv[2];
+		long nonblock = want[0] == 'f' && want[1] == 'd' && want[2] == '1' &&
+				want[3] == '-' && want[4] == 'n';
+
+		fl = raw_syscall3(SYS_fcntl, 1, F_GETFL, 0);
+		if (fl < 0)
+			leave(4);
+		if (!!(fl & O_NONBLOCK) != nonblock) {
+			SAY("bench-fdcheck: fd 1 is not the pipe the request asked for (O_NONBLOCK ");
+			if (nonblock)
+				SAY("expected, not set)\n");
+			else
+				SAY("set, not expected)\n");
+			leave(7);
+		}
 	}
 	leave(0);
 }

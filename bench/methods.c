@@ -1,9 +1,14 @@
 /*
- * The spawn methods.  Every method gives the child the same fds 0-2 and, when the
- * parent has extra inheritable fds (job->close_fds), closes 3..~0U in the child the way
- * that method can: close_range() in a fork/vfork/clone3 child, a closefrom file action
- * for glibc, a CLOSE_RANGE action for the builder.  pidfd_spawn_run-cloexec and the
- * floor give the child only 0-2 in every parent.
+ * The spawn methods.  Every method gives the child the same fds 0-2.  When the parent
+ * has extra inheritable fds (job->close_fds), most make the "everyday request", what
+ * make, ninja and Python's subprocess ask for: a pipe (job->stdout_fd, above the extra
+ * fds) onto the child's fd 1, then close 3..~0U, each method the way it can: dup2() and
+ * close_range() in a fork/vfork/clone3 child, adddup2 + addclosefrom_np file actions for
+ * glibc and the library, DUP2 then CLOSE_RANGE actions for the builder.  Two keep the
+ * parent's fd 1 (the same pipe) and only close: clone3-files (its child shares the
+ * parent's table until the close unshares it, so the close must come first) and
+ * pidfd_spawn_run-leadclose (the builder's leading-close form, an extra row).
+ * pidfd_spawn_run-cloexec and the floor give the child only 0-2 in every parent.
  */
 #define _GNU_SOURCE
 #include "methods.h"
@@ -31,19 +36,36 @@
 
 #define CLONE3_STACK_SIZE (64 * 1024)
 
-static posix_spawn_file_actions_t closefrom_actions;
+/* glibc's everyday request: adddup2(job->stdout_fd, 1) + addclosefrom_np(3). */
+static posix_spawn_file_actions_t everyday_actions;
+/* The builder's: DUP2 job->stdout_fd -> 1, then CLOSE_RANGE(3, ~0U). */
+static struct pidfd_spawn_action everyday_builder_actions[2];
 static void *clone3_stack;
+
+static int library_everyday_init(const struct spawn_job *job);
 
 int methods_init(const struct spawn_job *job)
 {
 	int err;
 
-	(void)job;
-	err = posix_spawn_file_actions_init(&closefrom_actions);
-	if (!err)
-		err = posix_spawn_file_actions_addclosefrom_np(&closefrom_actions, 3);
-	if (err)
-		return -err;
+	if (job->close_fds) {
+		if (job->stdout_fd < 3)
+			return -EBADF;
+		err = posix_spawn_file_actions_init(&everyday_actions);
+		if (!err)
+			err = posix_spawn_file_actions_adddup2(&everyday_actions, job->stdout_fd, 1);
+		if (!err)
+			err = posix_spawn_file_actions_addclosefrom_np(&everyday_actions, 3);
+		if (err)
+			return -err;
+		everyday_builder_actions[0] = (struct pidfd_spawn_action){
+			.type = PIDFD_SPAWN_ACTION_DUP2, .fd = (__u32)job->stdout_fd, .newfd = 1 };
+		everyday_builder_actions[1] = (struct pidfd_spawn_action){
+			.type = PIDFD_SPAWN_ACTION_CLOSE_RANGE, .fd = 3, .newfd = ~0U };
+		err = library_everyday_init(job);
+		if (err)
+			return err;
+	}
 	clone3_stack = mmap(NULL, CLONE3_STACK_SIZE, PROT_READ | PROT_WRITE,
 			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 	return clone3_stack == MAP_FAILED ? -errno : 0;
@@ -58,8 +80,11 @@ static int exec_child_flags(const struct spawn_job *job, unsigned int close_flag
 	return 127;
 }
 
+/* The everyday request: the pipe onto fd 1, then close 3..~0U. */
 static int exec_child(const struct spawn_job *job)
 {
+	if (job->close_fds && dup2(job->stdout_fd, 1) != 1)
+		return 125;
 	return exec_child_flags(job, 0);
 }
 
@@ -92,7 +117,7 @@ static int spawn_vfork(const struct spawn_job *job, struct spawned *out)
 /* ---- glibc posix_spawn (clone3 CLONE_VM|CLONE_VFORK on its own stack, in glibc) */
 static int spawn_posix_spawn(const struct spawn_job *job, struct spawned *out)
 {
-	int err = posix_spawn(&out->pid, job->path, job->close_fds ? &closefrom_actions : NULL,
+	int err = posix_spawn(&out->pid, job->path, job->close_fds ? &everyday_actions : NULL,
 			      NULL, job->argv, job->envp);
 	return -err;
 }
@@ -103,7 +128,11 @@ static int clone3_child(void *arg)
 	return exec_child(arg);
 }
 
-/* Sharing the parent's table, CLOSE_RANGE_UNSHARE copies only the fds below 3. */
+/*
+ * Sharing the parent's table, CLOSE_RANGE_UNSHARE copies only the fds below 3.  A dup2()
+ * before it would change the parent's own fd 1, so this child keeps the parent's fd 1
+ * (the same pipe) and only closes: the leading-close form, not the everyday request.
+ */
 static int clone3_files_child(void *arg)
 {
 	return exec_child_flags(arg, CLOSE_RANGE_UNSHARE);
@@ -166,8 +195,8 @@ static int spawn_clone3(const struct spawn_job *job, struct spawned *out)
 /*
  * Not a method anyone ships: the child starts on the parent's fd table and unshares it
  * while closing, so only fds 0-2 are copied, not the whole table first.  The builder
- * does the same inside the kernel when its first action is CLOSE_RANGE(n, ~0U): this is
- * the userspace counterpart to compare pidfd_spawn_run with.
+ * does the same inside the kernel for CLOSE_RANGE(n, ~0U): this is the userspace
+ * counterpart to compare pidfd_spawn_run with (in its leading-close form: see above).
  */
 static int spawn_clone3_files(const struct spawn_job *job, struct spawned *out)
 {
@@ -177,8 +206,12 @@ static int spawn_clone3_files(const struct spawn_job *job, struct spawned *out)
 /*
  * ---- raw pidfd_open(0, PIDFD_EMPTY) + pidfd_spawn_run()
  *
- * pidfd_spawn_run: with job->close_fds one CLOSE_RANGE(3, ~0U) action; as the first
- * action it lets the kernel build the child's fd table from fds 0-2 alone.
+ * pidfd_spawn_run: with job->close_fds the everyday request, DUP2 job->stdout_fd -> 1
+ * then CLOSE_RANGE(3, ~0U).  A kernel whose fast path takes a CLOSE_RANGE(n, ~0U) after
+ * DUP2/CLOSE/CLOSE_RANGE actions builds the child's table from fds 0-2 and the DUP2's
+ * source; one that takes it only as the first action copies the whole table.
+ * pidfd_spawn_run-leadclose: the earlier form, one CLOSE_RANGE(3, ~0U) action alone, the
+ * first action (the child keeps the parent's fd 1).
  * pidfd_spawn_run-cloexec: PIDFD_SPAWN_RUN_CLOEXEC_DEFAULT and DUP2 0->0, 1->1, 2->2 in
  * every parent; the child's table is built from the three fds the actions place.
  */
@@ -228,6 +261,11 @@ static int builder_run(const struct spawn_job *job, struct spawned *out, __u32 f
 
 static int spawn_builder(const struct spawn_job *job, struct spawned *out)
 {
+	return builder_run(job, out, 0, everyday_builder_actions, job->close_fds ? 2 : 0);
+}
+
+static int spawn_builder_leadclose(const struct spawn_job *job, struct spawned *out)
+{
 	return builder_run(job, out, 0, &close_all_action, job->close_fds ? 1 : 0);
 }
 
@@ -238,7 +276,7 @@ static int spawn_builder(const struct spawn_job *job, struct spawned *out)
  */
 static int spawn_builder_close(const struct spawn_job *job, struct spawned *out)
 {
-	int err = builder_run(job, out, 0, &close_all_action, job->close_fds ? 1 : 0);
+	int err = builder_run(job, out, 0, everyday_builder_actions, job->close_fds ? 2 : 0);
 
 	if (!err) {
 		close(out->fd);
@@ -347,10 +385,13 @@ struct library {
 	int (*spawn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
 		     const posix_spawnattr_t *, char *const[], char *const[]);
 	int (*fa_init)(posix_spawn_file_actions_t *);
+	int (*fa_adddup2)(posix_spawn_file_actions_t *, int, int);
 	int (*fa_addclosefrom)(posix_spawn_file_actions_t *, int);
 	uint32_t (*probe)(void);
 	enum pidfdspawn_backend (*last_backend)(void);
-	posix_spawn_file_actions_t closefrom;
+	/* the everyday request, built by methods_init() */
+	posix_spawn_file_actions_t everyday;
+	int everyday_ready;
 };
 /* lib: --library (lib-builder, lib-fallback); alt_lib: --alt-library (lib-*-alt) */
 static struct library lib, alt_lib;
@@ -372,14 +413,41 @@ static const char *library_open(struct library *l, const char *path)
 	}
 	*(void **)&l->spawn = dlsym(l->handle, "posix_spawn");
 	*(void **)&l->fa_init = dlsym(l->handle, "posix_spawn_file_actions_init");
+	*(void **)&l->fa_adddup2 = dlsym(l->handle, "posix_spawn_file_actions_adddup2");
 	*(void **)&l->fa_addclosefrom = dlsym(l->handle, "posix_spawn_file_actions_addclosefrom_np");
 	*(void **)&l->probe = dlsym(l->handle, "pidfdspawn_probe");
 	*(void **)&l->last_backend = dlsym(l->handle, "pidfdspawn_last_backend");
-	if (!l->spawn || !l->fa_init || !l->fa_addclosefrom || !l->probe || !l->last_backend)
-		return l->error = "libpidfdspawn lacks posix_spawn, closefrom or backend introspection";
-	if (l->fa_init(&l->closefrom) || l->fa_addclosefrom(&l->closefrom, 3))
-		return l->error = "libpidfdspawn: cannot build the closefrom file action";
+	if (!l->spawn || !l->fa_init || !l->fa_adddup2 || !l->fa_addclosefrom || !l->probe ||
+	    !l->last_backend)
+		return l->error = "libpidfdspawn lacks posix_spawn, dup2 or closefrom file actions, "
+				  "or backend introspection";
 	return NULL;
+}
+
+/*
+ * The everyday request in each library loaded so far (prepare_samples() loads them
+ * before the parent is shaped), with the library's own file-action functions.
+ */
+static int library_everyday_init(const struct spawn_job *job)
+{
+	struct library *all[] = { &lib, &alt_lib };
+
+	for (unsigned int i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		struct library *l = all[i];
+		int err;
+
+		if (!l->handle || l->error)
+			continue;
+		err = l->fa_init(&l->everyday);
+		if (!err)
+			err = l->fa_adddup2(&l->everyday, job->stdout_fd, 1);
+		if (!err)
+			err = l->fa_addclosefrom(&l->everyday, 3);
+		if (err)
+			return -err;
+		l->everyday_ready = 1;
+	}
+	return 0;
 }
 
 static const char *library_load(const struct spawn_job *job)
@@ -420,8 +488,12 @@ static const char *lib_builder_alt_unavailable(const struct spawn_job *job)
 static int lib_spawn_with(const struct library *l, const struct spawn_job *job,
 			  struct spawned *out, enum pidfdspawn_backend expected)
 {
-	int err = l->spawn(&out->pid, job->path, job->close_fds ? &l->closefrom : NULL, NULL,
-			   job->argv, job->envp);
+	int err;
+
+	if (job->close_fds && !l->everyday_ready)
+		return -EINVAL;	/* loaded after methods_init(): a bug here */
+	err = l->spawn(&out->pid, job->path, job->close_fds ? &l->everyday : NULL, NULL,
+		       job->argv, job->envp);
 
 	if (!err && l->last_backend() != expected) {
 		/* The child exists: let the caller reap it, then fail loudly. */
@@ -476,30 +548,51 @@ static int spawn_lib_fallback(const struct spawn_job *job, struct spawned *out)
 }
 
 const struct method methods[] = {
-	{ "fork", "fork() + close_range() + execve()", NULL, NULL, 0, spawn_fork, 0, 0 },
-	{ "vfork", "vfork() + close_range() + execve()", NULL, NULL, 0, spawn_vfork, 0, 0 },
-	{ "posix_spawn", "glibc posix_spawn() (+ addclosefrom_np)", NULL, NULL, 0, spawn_posix_spawn, 0, 0 },
-	{ "clone3", "clone3(CLONE_VM|CLONE_VFORK|CLONE_PIDFD) + close_range() + execve()", NULL,
-	  NULL, 0, spawn_clone3, 0, 0 },
-	{ "clone3-files", "clone3(... |CLONE_FILES) + close_range(CLOSE_RANGE_UNSHARE) + execve()",
-	  NULL, NULL, 0, spawn_clone3_files, 0, 0 },
-	{ "pidfd_spawn_run", "pidfd_open(0, PIDFD_EMPTY) + pidfd_spawn_run() (+ CLOSE_RANGE action)",
-	  builder_unavailable, NULL, 0, spawn_builder, 0, 0 },
-	{ "pidfd_spawn_run-cloexec",
-	  "pidfd_spawn_run() with PIDFD_SPAWN_RUN_CLOEXEC_DEFAULT + DUP2 0->0, 1->1, 2->2",
-	  builder_cloexec_unavailable, NULL, 0, spawn_builder_cloexec, 1, 0 },
-	{ "lib-builder", "libpidfdspawn posix_spawn(), builder backend", lib_builder_unavailable,
-	  lib_builder_prepare, 0, spawn_lib_builder, 0, 0 },
-	{ "lib-fallback", "libpidfdspawn posix_spawn(), fallback backend",
-	  lib_fallback_unavailable, lib_fallback_prepare, 0, spawn_lib_fallback, 0, 0 },
+	{ .name = "fork", .what = "fork() + dup2() + close_range() + execve()",
+	  .spawn = spawn_fork, .everyday = 1 },
+	{ .name = "vfork", .what = "vfork() + dup2() + close_range() + execve()",
+	  .spawn = spawn_vfork, .everyday = 1 },
+	{ .name = "posix_spawn", .what = "glibc posix_spawn() (+ adddup2, addclosefrom_np)",
+	  .spawn = spawn_posix_spawn, .everyday = 1 },
+	{ .name = "clone3",
+	  .what = "clone3(CLONE_VM|CLONE_VFORK|CLONE_PIDFD) + dup2() + close_range() + execve()",
+	  .spawn = spawn_clone3, .everyday = 1 },
+	{ .name = "clone3-files",
+	  .what = "clone3(... |CLONE_FILES) + close_range(CLOSE_RANGE_UNSHARE) + execve() "
+		  "(leading close: keeps the parent's fd 1)",
+	  .spawn = spawn_clone3_files },
+	{ .name = "pidfd_spawn_run",
+	  .what = "pidfd_open(0, PIDFD_EMPTY) + pidfd_spawn_run() (+ DUP2 pipe->1, CLOSE_RANGE 3..~0U)",
+	  .unavailable = builder_unavailable, .spawn = spawn_builder, .everyday = 1 },
+	{ .name = "pidfd_spawn_run-leadclose",
+	  .what = "pidfd_spawn_run() with one CLOSE_RANGE 3..~0U action, first (the earlier "
+		  "request; only in parents that close)",
+	  .unavailable = builder_unavailable, .spawn = spawn_builder_leadclose, .close_only = 1 },
+	{ .name = "pidfd_spawn_run-cloexec",
+	  .what = "pidfd_spawn_run() with PIDFD_SPAWN_RUN_CLOEXEC_DEFAULT + DUP2 0->0, 1->1, 2->2",
+	  .unavailable = builder_cloexec_unavailable, .spawn = spawn_builder_cloexec,
+	  .stdio_only = 1 },
+	{ .name = "lib-builder", .what = "libpidfdspawn posix_spawn(), builder backend",
+	  .unavailable = lib_builder_unavailable, .prepare = lib_builder_prepare,
+	  .spawn = spawn_lib_builder, .everyday = 1 },
+	{ .name = "lib-fallback", .what = "libpidfdspawn posix_spawn(), fallback backend",
+	  .unavailable = lib_fallback_unavailable, .prepare = lib_fallback_prepare,
+	  .spawn = spawn_lib_fallback, .everyday = 1 },
 	/* Opt-in diagnostics (docs/benchmarks.md, "Library overhead per spawn"). */
-	{ "pidfd_spawn_run-close", "pidfd_spawn_run with the fd closed inside the timed part "
-	  "(opt-in)", builder_unavailable, NULL, 0, spawn_builder_close, 0, 1 },
-	{ "lib-builder-alt", "lib-builder with the libpidfdspawn of --alt-library (opt-in)",
-	  lib_builder_alt_unavailable, lib_builder_prepare, 0, spawn_lib_builder_alt, 0, 1 },
-	{ "lib-fallback-alt", "lib-fallback with the libpidfdspawn of --alt-library (opt-in)",
-	  lib_fallback_alt_unavailable, lib_fallback_prepare, 0, spawn_lib_fallback_alt, 0, 1 },
-	{ "floor", "pre-started helper, clock started by it: exec + exit + wait, no process creation", NULL,
-	  floor_prepare, 1, spawn_floor, 1, 0 },
+	{ .name = "pidfd_spawn_run-close",
+	  .what = "pidfd_spawn_run with the fd closed inside the timed part (opt-in)",
+	  .unavailable = builder_unavailable, .spawn = spawn_builder_close, .opt_in = 1,
+	  .everyday = 1 },
+	{ .name = "lib-builder-alt",
+	  .what = "lib-builder with the libpidfdspawn of --alt-library (opt-in)",
+	  .unavailable = lib_builder_alt_unavailable, .prepare = lib_builder_prepare,
+	  .spawn = spawn_lib_builder_alt, .opt_in = 1, .everyday = 1 },
+	{ .name = "lib-fallback-alt",
+	  .what = "lib-fallback with the libpidfdspawn of --alt-library (opt-in)",
+	  .unavailable = lib_fallback_alt_unavailable, .prepare = lib_fallback_prepare,
+	  .spawn = spawn_lib_fallback_alt, .opt_in = 1, .everyday = 1 },
+	{ .name = "floor",
+	  .what = "pre-started helper, clock started by it: exec + exit + wait, no process creation",
+	  .prepare = floor_prepare, .start_from_pipe = 1, .spawn = spawn_floor, .stdio_only = 1 },
 };
 const unsigned int nr_methods = sizeof(methods) / sizeof(methods[0]);

@@ -12,6 +12,14 @@ struct spawn_job {
 	char **argv;
 	char **envp;
 	int close_fds;		/* the child keeps only fds 0-2 (the parent has extra fds) */
+	/*
+	 * With close_fds: the write end of the timestamp pipe, opened again (its own open
+	 * file, O_NONBLOCK, close-on-exec) after the parent is shaped, so at the lowest
+	 * free number, above the extra fds.  The "everyday request" puts it on the child's
+	 * fd 1 and then closes 3..~0U, as make, ninja and Python's subprocess do.  -1
+	 * without close_fds.
+	 */
+	int stdout_fd;
 	int ts_read_fd;		/* where children write; the floor's helper says "ready" here */
 };
 
@@ -44,12 +52,27 @@ struct method {
 	 * never add rows to the default tables).
 	 */
 	int opt_in;
+	/*
+	 * Nonzero when, with job->close_fds, the method makes the everyday request: dup2
+	 * job->stdout_fd onto fd 1, then close 3..~0U.  The others keep the parent's fd 1
+	 * (what the fd check after the samples expects of fd 1).
+	 */
+	int everyday;
+	/*
+	 * Nonzero for extra rows that a run without --methods makes only in parents that
+	 * close (--fds or --close): without a close they would repeat another method.
+	 */
+	int close_only;
 };
 
 extern const struct method methods[];
 extern const unsigned int nr_methods;
 
-/* One-time setup shared by the methods (stacks, file actions); -errno on failure. */
+/*
+ * One-time setup shared by the methods (stacks, file actions); -errno on failure.
+ * Called once the parent is shaped and job->stdout_fd is set (the file actions name it,
+ * and glibc checks it against RLIMIT_NOFILE, which --fds raises).
+ */
 int methods_init(const struct spawn_job *job);
 
 #endif

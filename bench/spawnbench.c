@@ -7,8 +7,11 @@
  *   roundtrip  spawn call -> exit -> reaped by waitpid()
  * Methods run interleaved (each round runs every method once, starting one further along
  * each time).  The parent is shaped first: extra inheritable fds, touched anonymous
- * memory, idle threads.  After the samples one more, untimed child per method,
- * bench-fdcheck, checks the fds the method gave it (only 0-2 when they are to be kept).
+ * memory, idle threads.  Where children keep only 0-2 (--fds, --close), most methods make
+ * the everyday request: the timestamp pipe, opened again above the extra fds, dup2'ed onto
+ * the child's fd 1, then close 3..~0U (methods.c).  After the samples one more, untimed
+ * child per method, bench-fdcheck, checks the fds the method gave it (only 0-2 when they
+ * are to be kept, and which fd 1).
  * With --pair, a twin process without the extra fds runs its rounds in lockstep with this
  * one, so that both parents see the same moments of a noisy host.
  * Output is a tab-separated table on stdout (see usage()).
@@ -63,7 +66,9 @@ static void usage(FILE *to)
 	fprintf(to,
 		"usage: spawnbench [options]\n"
 		"  --parent NAME    label of this parent shape (default: small)\n"
-		"  --fds N          open N extra inheritable fds; children keep only 0-2\n"
+		"  --fds N          open N extra inheritable fds; children keep only 0-2: most\n"
+		"                   methods dup2 a pipe opened after the fds onto fd 1, then\n"
+		"                   close 3..~0U (the everyday request; see --list)\n"
 		"  --close          children keep only 0-2 (close 3..~0U) even without --fds,\n"
 		"                   the same spawn request as with --fds\n"
 		"  --pair NAME      with --fds: fork a twin parent NAME, shaped the same but\n"
@@ -74,7 +79,8 @@ static void usage(FILE *to)
 		"  --rounds N       measured rounds, every method once per round (default 200)\n"
 		"  --warmup N       unmeasured rounds before those (default 20)\n"
 		"  --methods A,B    run only these methods (default: all but the opt-in ones:\n"
-		"                   pidfd_spawn_run-close, lib-builder-alt, lib-fallback-alt)\n"
+		"                   pidfd_spawn_run-close, lib-builder-alt, lib-fallback-alt;\n"
+		"                   pidfd_spawn_run-leadclose only with --fds or --close)\n"
 		"  --child PATH     timestamp child (default: bench-child beside this program)\n"
 		"  --helper PATH    floor helper (default: bench-helper beside this program)\n"
 		"  --fdcheck PATH   the fd-checking child run once per method after the samples\n"
@@ -333,6 +339,22 @@ static FILE *redirect_stdout_to_pipe(int *read_fd)
 	return out;
 }
 
+/*
+ * The everyday request's pipe: the timestamp pipe's write end opened again, as its own
+ * open file (O_NONBLOCK, which bench-fdcheck can see on the child's fd 1, so the dup2 is
+ * checked; close-on-exec), once the parent is shaped: the lowest free fd, above the
+ * extra fds, where a real parent's pipe would be.  The timestamp still reaches the pipe.
+ */
+static int open_stdout_pipe_again(void)
+{
+	int fd = open("/proc/self/fd/1", O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		die("opening the timestamp pipe again (/proc/self/fd/1) for the everyday request",
+		    errno);
+	return fd;
+}
+
 /* ---- the lockstep twin (--pair) */
 
 /*
@@ -512,14 +534,16 @@ static long count_inheritable_fds(void)
  * the timestamp child, with the same file actions.  It exits 0 only when it has fds 0-2
  * and exactly the expected number open: 3 when the method is to keep only 0-2 (with
  * --fds or --close, and always for stdio_only methods), else every inheritable fd of
- * this parent.  A wrong count ends the run (sample() reports the child's status).
+ * this parent; and fd 1 O_NONBLOCK exactly when the method made the everyday request
+ * (job->stdout_fd is the pipe's only O_NONBLOCK open file).  A wrong count or fd 1 ends
+ * the run (sample() reports the child's status).
  */
 static long check_children(const struct options *o, const struct spawn_job *job,
 			   const struct samples *s)
 {
 	struct spawn_job check = *job;
 	char expected[24];
-	char *argv[] = { (char *)o->fdcheck, expected, NULL };
+	char *argv[] = { (char *)o->fdcheck, expected, NULL, NULL };
 	long inheritable = -1;
 	int64_t ignore_latency, ignore_roundtrip;
 
@@ -535,6 +559,8 @@ static long check_children(const struct options *o, const struct spawn_job *job,
 				inheritable = count_inheritable_fds();
 			snprintf(expected, sizeof(expected), "%ld", inheritable);
 		}
+		/* fd 1: the everyday request's O_NONBLOCK pipe, or the parent's own fd 1. */
+		argv[2] = job->close_fds && methods[i].everyday ? "fd1-nonblock" : "fd1-block";
 		sample(&methods[i], &check, &ignore_latency, &ignore_roundtrip);
 	}
 	return inheritable;
@@ -586,7 +612,8 @@ static void print_clock(FILE *out)
 		res.tv_sec || res.tv_nsec > 1000 ? " (too coarse: timings are quantized)" : "");
 }
 
-static void print_environment(FILE *out, const struct options *o, long inheritable)
+static void print_environment(FILE *out, const struct options *o, const struct spawn_job *job,
+			      long inheritable)
 {
 	struct utsname u;
 	char line[256], model[256] = "unknown";
@@ -611,6 +638,11 @@ static void print_environment(FILE *out, const struct options *o, long inheritab
 	fprintf(out, "# parent %s: fds=%ld rss_mib=%ld threads=%ld rounds=%ld warmup=%ld close=%d\n",
 		o->parent, o->fds, o->rss_mib, o->threads, o->rounds, o->warmup,
 		o->fds > 0 || o->close);
+	if (job->close_fds)
+		fprintf(out, "# request: the everyday request (the pipe at fd %d dup2'ed onto fd 1, "
+			     "then close 3..~0U) for every method but clone3-files, "
+			     "pidfd_spawn_run-leadclose (close 3..~0U alone, keeping the parent's fd 1), "
+			     "pidfd_spawn_run-cloexec and floor\n", job->stdout_fd);
 	if (inheritable < 0)
 		fprintf(out, "# checked: every method's child had exactly fds 0-2 open (bench-fdcheck)\n");
 	else
@@ -663,7 +695,7 @@ static void prepare_samples(const struct options *o, const struct spawn_job *job
 	for (unsigned int i = 0; i < nr_methods; i++) {
 		/* Opt-in methods run only when --methods names them. */
 		s[i].selected = o->only ? name_in_list(methods[i].name, o->only) :
-			!methods[i].opt_in;
+			!methods[i].opt_in && (!methods[i].close_only || job->close_fds);
 		if (!s[i].selected)
 			continue;
 		if (methods[i].unavailable)
@@ -683,7 +715,7 @@ int main(int argc, char **argv)
 {
 	static char *child_env[] = { NULL };
 	struct options o;
-	struct spawn_job job = { .envp = child_env };
+	struct spawn_job job = { .envp = child_env, .stdout_fd = -1 };
 	struct samples s[nr_methods];
 	struct lockstep ls = { .sock = -1, .twin = -1 };
 	char *child_argv[2];
@@ -710,9 +742,6 @@ int main(int argc, char **argv)
 	job.close_fds = o.fds > 0 || o.close;
 
 	out = redirect_stdout_to_pipe(&job.ts_read_fd);
-	err = methods_init(&job);
-	if (err)
-		die("setting up the methods", -err);
 	memset(s, 0, sizeof(s));
 	prepare_samples(&o, &job, s);
 
@@ -721,13 +750,19 @@ int main(int argc, char **argv)
 	open_inheritable_fds(o.fds);
 	touch_memory(o.rss_mib);
 	start_threads(o.threads);
+	if (job.close_fds)
+		job.stdout_fd = open_stdout_pipe_again();
+	/* After the shaping: the file actions name job.stdout_fd. */
+	err = methods_init(&job);
+	if (err)
+		die("setting up the methods", -err);
 	if (ls.twin == 0)
 		lockstep_pass(&ls);	/* the twin is shaped: the first process may start */
 
 	run_rounds(&o, &job, s, &ls);
 	inheritable = check_children(&o, &job, s);
 	wait_for_twin(&ls);
-	print_environment(out, &o, inheritable);
+	print_environment(out, &o, &job, inheritable);
 	print_rows(out, &o, s);
 	return 0;
 }
