@@ -1,5 +1,5 @@
 # Shortcuts for the scripts; each one installs what it needs with apt.
-.PHONY: run shell check check-series kernel bench-kernel tree export-series clean
+.PHONY: run shell check check-series check-configs kernel bench-kernel tree export-series clean
 
 run:            ## build the patched kernel, boot it, spawn a process through the builder
 	demo/run
@@ -9,6 +9,8 @@ check:          ## build everything, run every suite in the VM, print the totals
 	tests/check
 check-series:   ## every patch on its own: compile what it touches, checkpatch --strict
 	workspace/check-series
+check-configs:  ## the series in small configs (no CGROUPS, MULTIUSER, AUDIT, ...), i386, arm64 + selftests
+	workspace/check-configs
 kernel:         ## build the test kernel only
 	workspace/build-kernel test
 bench-kernel:   ## build the benchmark kernel (no debugging)

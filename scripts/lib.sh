@@ -20,15 +20,16 @@ KSRC_PIN=6.12.118-1~deb12u1
 # Where the package puts the source (a knob for tests/tooling/fresh-machine only).
 KSRC_TARBALL=${KSRC_TARBALL:-/usr/src/$KSRC_PKG.tar.xz}
 
-# Packages every step needs: kernel build, QEMU, selftest build (gcc-multilib for the
-# 32-bit pidfd_spawn_compat selftest), and the sources of other projects' posix_spawn
+# Packages every step needs: kernel build, QEMU, selftest build (gcc-12-multilib for the
+# 32-bit pidfd_spawn_compat selftest and the library's m32 build: not the gcc-multilib
+# metapackage, which conflicts with the cross compiler of workspace/check-configs), and the sources of other projects' posix_spawn
 # tests that the library's external suite builds and runs (glibc-source, gnulib,
 # libpython3.11-testsuite: tests/host.d/external-spawn-build).  The kernel source is not
 # here: prepare-tree installs it pinned (installing it unpinned first would make the pin a
 # downgrade as soon as Debian publishes a newer 6.12).
 HOST_PACKAGES="build-essential bc bison flex libelf-dev libssl-dev dwarves
 	cpio xz-utils rsync ccache git python3 qemu-system-x86 libcap-dev libmount-dev
-	libcap-ng-dev libnuma-dev gcc-multilib glibc-source gnulib libpython3.11-testsuite
+	libcap-ng-dev libnuma-dev gcc-12-multilib glibc-source gnulib libpython3.11-testsuite
 	strace gdb"
 
 # The identity of commits made in the kernel tree, by the scripts and by you (prepare-tree
