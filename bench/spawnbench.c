@@ -80,7 +80,8 @@ static void usage(FILE *to)
 		"  --warmup N       unmeasured rounds before those (default 20)\n"
 		"  --methods A,B    run only these methods (default: all but the opt-in ones:\n"
 		"                   pidfd_spawn_run-close, lib-builder-alt, lib-fallback-alt;\n"
-		"                   pidfd_spawn_run-leadclose only with --fds or --close)\n"
+		"                   pidfd_spawn_run-leadclose runs only with --fds or --close,\n"
+		"                   n/a in other parents)\n"
 		"  --child PATH     timestamp child (default: bench-child beside this program)\n"
 		"  --helper PATH    floor helper (default: bench-helper beside this program)\n"
 		"  --fdcheck PATH   the fd-checking child run once per method after the samples\n"
@@ -695,10 +696,12 @@ static void prepare_samples(const struct options *o, const struct spawn_job *job
 	for (unsigned int i = 0; i < nr_methods; i++) {
 		/* Opt-in methods run only when --methods names them. */
 		s[i].selected = o->only ? name_in_list(methods[i].name, o->only) :
-			!methods[i].opt_in && (!methods[i].close_only || job->close_fds);
+			!methods[i].opt_in;
 		if (!s[i].selected)
 			continue;
-		if (methods[i].unavailable)
+		if (methods[i].close_only && !job->close_fds)
+			s[i].skip_reason = "children close nothing here (the same run as pidfd_spawn_run)";
+		else if (methods[i].unavailable)
 			s[i].skip_reason = methods[i].unavailable(job);
 		else if (!methods[i].spawn)
 			s[i].skip_reason = "not built";
