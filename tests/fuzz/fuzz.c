@@ -67,6 +67,8 @@
 
 #define BATCH 40		/* requests per forked parent */
 #define MAXACT 1300
+/* The kernel builder's limit: 64 KiB of 56-byte action records. */
+#define BUILDER_MAX_ACTIONS 1170
 #define SIDE_TIMEOUT 120
 static long SHOW_PER_SIG = 3;	/* detailed differences per signature (FUZZ_SHOW) */	/* seconds, per side (TCG + KASAN is slow) */
 
@@ -1022,7 +1024,7 @@ static void gen_request(long idx)
 	cwd_model = sh.cwd_sub ? 2 : 1;
 	if (rq.use_fa) {
 		if (chance(1)) {
-			n = 1171 + rn(100);	/* beyond the builder's limit */
+			n = BUILDER_MAX_ACTIONS + 1 + rn(100);
 		} else {
 			n = chance(20) ? 0 : 1 + rn(chance(70) ? 4 : 10);
 		}
@@ -1533,8 +1535,6 @@ static void diff_lines(const char *a, const char *b, struct buf *sig, int show)
  *              of that backend, beyond that count, is waived.
  */
 static char waive[256];
-
-#define BUILDER_MAX_ACTIONS 1170
 
 static int waived(const char *name)
 {
