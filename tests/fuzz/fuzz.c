@@ -1604,31 +1604,30 @@ static void apply_waivers(struct buf *b)
 	}
 }
 
-/* The builder-limit waiver: @backend refused this request for its size. */
-static int beyond_builder_limit(const char *backend, const char *out)
+/* Whether the library's report @out says the spawn returned @err. */
+static int reported_ret(const char *out, int err)
 {
 	char key[32];
 	const char *s;
 
-	if (!waived("builder-limit") || strcmp(backend, "builder") ||
-	    rq.nact <= BUILDER_MAX_ACTIONS)
-		return 0;
-	snprintf(key, sizeof(key), "ret %d (", E2BIG);
+	snprintf(key, sizeof(key), "ret %d (", err);
 	s = strstr(out, key);
 	return s && (s == out || s[-1] == '\n');
 }
 
-/* The builder-fd waiver: in a full parent, @backend found no fd for its builder. */
-static int builder_without_fd(const char *backend, const char *out)
+/*
+ * The forced builder's own limits (builder-limit, builder-fd): @backend
+ * refused this request for its size, or found no fd for its builder in a
+ * full parent.
+ */
+static int builder_refusal_waived(const char *backend, const char *out)
 {
-	char key[32];
-	const char *s;
-
-	if (!waived("builder-fd") || strcmp(backend, "builder") || !sh.full)
+	if (strcmp(backend, "builder"))
 		return 0;
-	snprintf(key, sizeof(key), "ret %d (", EMFILE);
-	s = strstr(out, key);
-	return s && (s == out || s[-1] == '\n');
+	if (waived("builder-limit") && rq.nact > BUILDER_MAX_ACTIONS &&
+	    reported_ret(out, E2BIG))
+		return 1;
+	return waived("builder-fd") && sh.full && reported_ret(out, EMFILE);
 }
 
 /* One request: glibc, then each backend.  Bitmasks of differing and waived backends. */
@@ -1647,8 +1646,7 @@ static int run_request(long idx, int *waived_mask)
 			say("# --- library (%s):\n%s", backends[k], l.p);
 		if (strcmp(g.p, l.p) == 0)
 			continue;
-		if (beyond_builder_limit(backends[k], l.p) ||
-		    builder_without_fd(backends[k], l.p)) {
+		if (builder_refusal_waived(backends[k], l.p)) {
 			*waived_mask |= 1 << k;
 			continue;
 		}
