@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "pidfd_spawn_abi.h"
@@ -227,26 +228,34 @@ static const struct pidfd_spawn_action keep_stdio_actions[] = {
 	{ .type = PIDFD_SPAWN_ACTION_DUP2, .fd = 2, .newfd = 2 },
 };
 
-static int builder_run(const struct spawn_job *job, struct spawned *out, __u32 flags,
-		       const struct pidfd_spawn_action *actions, __u32 nr_actions)
+static void builder_args(struct pidfd_spawn_run_args *args, const struct spawn_job *job,
+			 __u32 flags, const struct pidfd_spawn_action *actions, __u32 nr_actions)
 {
-	struct pidfd_spawn_run_args args = {
+	*args = (struct pidfd_spawn_run_args){
 		.flags = flags,
 		.path = (uintptr_t)job->path,
 		.argv = (uintptr_t)job->argv,
 		.envp = (uintptr_t)job->envp,
 	};
+	if (nr_actions) {
+		args->nr_actions = nr_actions;
+		args->actions = (uintptr_t)actions;
+		args->action_size = sizeof(*actions);
+	}
+}
+
+static int builder_run(const struct spawn_job *job, struct spawned *out, __u32 flags,
+		       const struct pidfd_spawn_action *actions, __u32 nr_actions)
+{
+	struct pidfd_spawn_run_args args;
 	int fd = (int)syscall(SYS_pidfd_open, 0, PIDFD_EMPTY);
 	long pid;
 
 	if (fd < 0)
 		return -errno;
-	if (nr_actions) {
-		args.nr_actions = nr_actions;
-		args.actions = (uintptr_t)actions;
-		args.action_size = sizeof(*actions);
-	}
-	pid = syscall(SYS_pidfd_spawn_run, fd, &args, sizeof(args));
+	/* The version-0 block: what every builder kernel takes. */
+	builder_args(&args, job, flags, actions, nr_actions);
+	pid = syscall(SYS_pidfd_spawn_run, fd, &args, (size_t)PIDFD_SPAWN_RUN_SIZE_VER0);
 	if (pid < 0) {
 		int err = errno;
 
@@ -285,6 +294,33 @@ static int spawn_builder_close(const struct spawn_job *job, struct spawned *out)
 	return err;
 }
 
+/*
+ * pidfd_spawn_run-nofd: one call, fd -1 and PIDFD_SPAWN_RUN_NOFD, the everyday request in the
+ * fd parents: a builder of the call's own and no fd, the child's pid stored at args.pid (what a
+ * posix_spawn() caller needs, which has no use for a pidfd).
+ */
+static int spawn_builder_nofd(const struct spawn_job *job, struct spawned *out)
+{
+	struct pidfd_spawn_run_args args;
+	int child = -1;
+	long pid;
+
+	builder_args(&args, job, PIDFD_SPAWN_RUN_NOFD, everyday_builder_actions,
+		     job->close_fds ? 2 : 0);
+	args.pid = (uintptr_t)&child;
+	pid = syscall(SYS_pidfd_spawn_run, -1, &args, sizeof(args));
+	if (pid < 0) {
+		int err = errno;
+
+		/* A child that failed its setup exits 127: reap it. */
+		if (child > 0)
+			waitpid(child, NULL, 0);
+		return -err;
+	}
+	out->pid = (pid_t)pid;
+	return 0;
+}
+
 static int spawn_builder_cloexec(const struct spawn_job *job, struct spawned *out)
 {
 	return builder_run(job, out, PIDFD_SPAWN_RUN_CLOEXEC_DEFAULT, keep_stdio_actions,
@@ -314,6 +350,21 @@ static const char *builder_cloexec_unavailable(const struct spawn_job *job)
 		    sizeof(features)) != 0 ||
 	    !(features.run_flags & PIDFD_SPAWN_RUN_CLOEXEC_DEFAULT))
 		return "kernel's builder lacks PIDFD_SPAWN_RUN_CLOEXEC_DEFAULT (PIDFD_CONFIG_QUERY)";
+	return NULL;
+}
+
+static const char *builder_nofd_unavailable(const struct spawn_job *job)
+{
+	struct pidfd_spawn_features features;
+	const char *why = builder_unavailable(job);
+
+	if (why)
+		return why;
+	memset(&features, 0, sizeof(features));
+	if (syscall(SYS_pidfd_config, -1, PIDFD_CONFIG_QUERY, NULL, &features,
+		    sizeof(features)) != 0 ||
+	    !(features.run_flags & PIDFD_SPAWN_RUN_NOFD))
+		return "kernel's builder lacks PIDFD_SPAWN_RUN_NOFD (PIDFD_CONFIG_QUERY)";
 	return NULL;
 }
 
@@ -564,6 +615,10 @@ const struct method methods[] = {
 	{ .name = "pidfd_spawn_run",
 	  .what = "pidfd_open(0, PIDFD_EMPTY) + pidfd_spawn_run() (+ DUP2 pipe->1, CLOSE_RANGE 3..~0U)",
 	  .unavailable = builder_unavailable, .spawn = spawn_builder, .everyday = 1 },
+	{ .name = "pidfd_spawn_run-nofd",
+	  .what = "pidfd_spawn_run(-1) with PIDFD_SPAWN_RUN_NOFD: one call, no fd (+ DUP2 pipe->1, "
+		  "CLOSE_RANGE 3..~0U)",
+	  .unavailable = builder_nofd_unavailable, .spawn = spawn_builder_nofd, .everyday = 1 },
 	{ .name = "pidfd_spawn_run-leadclose",
 	  .what = "pidfd_spawn_run() with one CLOSE_RANGE 3..~0U action, first (the earlier "
 		  "request; only in parents that close)",

@@ -29,8 +29,14 @@
 /* pidfd_config(-1, PIDFD_CONFIG_QUERY, NULL, &features, size): what the kernel knows. */
 #define PIDFD_CONFIG_QUERY	5
 
-/* @flags of struct pidfd_spawn_run_args: the child keeps only the fds its actions place. */
+/*
+ * @flags of struct pidfd_spawn_run_args: CLOEXEC_DEFAULT, the child keeps only the fds its
+ * actions place; NOFD, fd -1: the call runs a builder of its own and leaves no fd, the child's
+ * pid goes to @pid (at least PIDFD_SPAWN_RUN_SIZE_VER1 bytes).
+ */
 #define PIDFD_SPAWN_RUN_CLOEXEC_DEFAULT	(1U << 0)
+#define PIDFD_SPAWN_RUN_NOFD		(1U << 1)
+#define PIDFD_SPAWN_RUN_SIZE_VER1	72
 
 struct pidfd_spawn_run_args {
 	__u32 flags;
@@ -42,6 +48,7 @@ struct pidfd_spawn_run_args {
 	__u32 action_size;
 	__u32 reserved0;
 	__u64 reserved[2];
+	__aligned_u64 pid;	/* PIDFD_SPAWN_RUN_NOFD only */
 };
 
 enum pidfd_spawn_action_type {
@@ -75,8 +82,8 @@ struct pidfd_spawn_features {
 };
 #endif
 
-_Static_assert(sizeof(struct pidfd_spawn_run_args) == PIDFD_SPAWN_RUN_SIZE_VER0,
-	       "pidfd_spawn_run_args is 64 bytes");
+_Static_assert(sizeof(struct pidfd_spawn_run_args) == PIDFD_SPAWN_RUN_SIZE_VER1,
+	       "pidfd_spawn_run_args is 72 bytes");
 _Static_assert(sizeof(struct pidfd_spawn_action) == PIDFD_SPAWN_ACTION_SIZE_VER1,
 	       "pidfd_spawn_action is 56 bytes");
 _Static_assert(sizeof(struct pidfd_spawn_features) == PIDFD_SPAWN_FEATURES_SIZE_VER0,
