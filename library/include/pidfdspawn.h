@@ -56,12 +56,18 @@ extern "C" {
 #define PIDFDSPAWN_SIGSET_SIZE		8
 
 #define PIDFDSPAWN_RUN_SIZE_VER0	64
+#define PIDFDSPAWN_RUN_SIZE_VER1	72	/* adds pid */
 #define PIDFDSPAWN_ACTION_SIZE_VER0	32
 #define PIDFDSPAWN_ACTION_SIZE_VER1	56	/* adds path, open_flags, mode */
 #define PIDFDSPAWN_FEATURES_SIZE_VER0	32
 
-/* flags of struct pidfdspawn_run_args */
+/*
+ * flags of struct pidfdspawn_run_args.  PIDFDSPAWN_RUN_NOFD: fd is -1, the
+ * call runs a builder of its own and leaves no fd; the child's pid is
+ * stored at pid (needs a version 1 block).
+ */
 #define PIDFDSPAWN_RUN_CLOEXEC_DEFAULT	(1U << 0)
+#define PIDFDSPAWN_RUN_NOFD		(1U << 1)
 
 enum pidfdspawn_action_type {
 	PIDFDSPAWN_ACTION_DUP2 = 0,
@@ -73,7 +79,11 @@ enum pidfdspawn_action_type {
 	PIDFDSPAWN_ACTION_TCSETPGRP = 6,
 };
 
-/* Same layout as struct pidfd_spawn_run_args (64 bytes). */
+/*
+ * Same layout as struct pidfd_spawn_run_args, version 1 (72 bytes).
+ * Kernels that only know the 64-byte version 0 accept it as long as pid
+ * is zero.
+ */
 struct pidfdspawn_run_args {
 	uint32_t flags;
 	uint32_t nr_actions;
@@ -84,6 +94,8 @@ struct pidfdspawn_run_args {
 	uint32_t action_size;
 	uint32_t reserved0;
 	uint64_t reserved[2];
+	/* PIDFDSPAWN_RUN_SIZE_VER0 ends here */
+	uint64_t pid __attribute__((aligned(8)));	/* int *, with RUN_NOFD */
 };
 
 /*
@@ -143,8 +155,9 @@ enum pidfdspawn_feature {
 	PIDFDSPAWN_FEAT_PATH_SEARCH	= 1u << 14, /* "search-path" key */
 	PIDFDSPAWN_FEAT_CLOSE		= 1u << 15, /* the CLOSE action */
 	PIDFDSPAWN_FEAT_CLOEXEC_DEFAULT	= 1u << 16, /* run flag */
+	PIDFDSPAWN_FEAT_NOFD		= 1u << 17, /* run flag: run with no fd */
 };
-#define PIDFDSPAWN_FEAT_COUNT 17
+#define PIDFDSPAWN_FEAT_COUNT 18
 /*
  * Never found by the probe: a request that needs it (an open flag the
  * library does not know) always goes to the fallback.

@@ -99,6 +99,7 @@ struct run_plan {
 	int nr_actions;
 	uint32_t run_flags;
 	const char *search_path;	/* the kernel's PATH search, or NULL */
+	int nofd;			/* run with no builder fd, see run_nofd() */
 };
 
 /* pidfd_config(): 0 or an error number. */
@@ -279,6 +280,52 @@ static int move_builder_fd(const struct pfs_request *req, int fd)
 	return nfd;
 }
 
+/* The attributes that only a builder's configuration can carry. */
+#define STAGED_FLAGS (POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | \
+		      POSIX_SPAWN_SETSCHEDULER | POSIX_SPAWN_SETSCHEDPARAM | \
+		      POSIX_SPAWN_SETSID | POSIX_SPAWN_SETPGROUP | \
+		      POSIX_SPAWN_RESETIDS | POSIX_SPAWN_SETCGROUP)
+
+/*
+ * A request that wants no pidfd and stages nothing runs with no builder
+ * fd at all, where the kernel can (PIDFDSPAWN_FEAT_NOFD): one system call,
+ * and no fd taken from the caller's table, so that it also works where
+ * every fd is taken, as glibc's posix_spawn does.
+ */
+static int can_run_nofd(const struct pfs_request *req, uint32_t have,
+			const char *search_path)
+{
+	return (have & PIDFDSPAWN_FEAT_NOFD) && !req->want_pidfd &&
+	       !search_path && !(req->attr->flags & STAGED_FLAGS);
+}
+
+/*
+ * pidfd_spawn_run(-1, PIDFD_SPAWN_RUN_NOFD).  The kernel stores the
+ * child's pid before the child runs: a child that failed its setup exits
+ * 127 on its own and is reaped here, as glibc's posix_spawn reaps it.  A
+ * pending signal restarts the call in the kernel: no EINTR to retry.
+ */
+static int run_nofd(struct pidfdspawn_run_args *args, struct pfs_result *res)
+{
+	int child = 0, err, status;
+	pid_t pid;
+
+	args->flags |= PIDFDSPAWN_RUN_NOFD;
+	args->pid = (uintptr_t)&child;
+	pid = pidfdspawn_run(-1, args, sizeof(*args));
+	if (pid > 0) {
+		res->pid = pid;
+		return 0;
+	}
+	err = errno;
+	if (child > 0) {
+		res->task_created = 1;
+		while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	return err;
+}
+
 /*
  * One spawn attempt of @path.  A run that failed with EINTR before any
  * task existed consumed its builder but did nothing else: retry it with a
@@ -299,6 +346,8 @@ static int run_path(const char *path, const struct run_plan *plan,
 		.action_size = plan->nr_actions ? sizeof(*plan->actions) : 0,
 	};
 
+	if (plan->nofd)
+		return run_nofd(&args, res);
 	for (;;) {
 		int fd, pid, err, had_child;
 
@@ -313,7 +362,7 @@ static int run_path(const char *path, const struct run_plan *plan,
 			close(fd);
 			return err;
 		}
-		pid = pidfdspawn_run(fd, &args, sizeof(args));
+		pid = pidfdspawn_run(fd, &args, PIDFDSPAWN_RUN_SIZE_VER0);
 		if (pid > 0) {
 			res->pid = pid;
 			if (req->want_pidfd)
@@ -443,6 +492,7 @@ int pfs_builder_spawn(const struct pfs_request *req, struct pfs_result *res)
 	}
 	plan.actions = actions;
 	err = encode_actions(req, have, actions);
+	plan.nofd = can_run_nofd(req, have, NULL);
 	if (!err) {
 		if (!pfs_searches(req)) {
 			err = run_path(req->file, &plan, res);
@@ -454,6 +504,7 @@ int pfs_builder_spawn(const struct pfs_request *req, struct pfs_result *res)
 			 */
 			err = kernel_search_path(req, &search_path);
 			plan.search_path = search_path;
+			plan.nofd = can_run_nofd(req, have, search_path);
 			if (!err)
 				err = run_path(req->file, &plan, res);
 		} else {

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The builder's own limits are not glibc's: a request with more file
- * actions than the kernel takes (E2BIG), and a spawn at RLIMIT_NOFILE
- * where the builder's fd cannot be allocated (EMFILE), must succeed
- * through the fallback.  On the host (no builder) this proves the
- * fallback serves them; in the guest, that the builder's refusals are
+ * actions than the kernel takes (E2BIG) must succeed through the
+ * fallback, and so must a spawn at RLIMIT_NOFILE where the builder's fd
+ * cannot be allocated (EMFILE), unless the kernel runs builders with no
+ * fd (PIDFDSPAWN_FEAT_NOFD): then the builder serves it, as glibc's
+ * posix_spawn needs no fd either.  On the host (no builder) this proves
+ * the fallback serves them; in the guest, that the builder's refusals are
  * turned into a fallback spawn rather than an error.
  */
 #include <sys/resource.h>
@@ -52,6 +54,10 @@ static void many_actions(int n, int over_limit)
 static void at_fd_limit(int with_actions)
 {
 	static char *argv[] = { "sh", "-c", "exit 9", NULL };
+	/* A builder with no fd needs none; one with an fd cannot have it. */
+	enum pidfdspawn_backend want = builder_expected() &&
+		(expected_builder_features() & PIDFDSPAWN_FEAT_NOFD) ?
+		PIDFDSPAWN_BACKEND_BUILDER : PIDFDSPAWN_BACKEND_FALLBACK;
 	pid_t tester = fork();
 
 	if (tester == 0) {
@@ -83,13 +89,12 @@ static void at_fd_limit(int with_actions)
 		st = wait_status(pid);
 		if (st != 9)
 			_exit(93);
-		/* 0: fallback as it must; 1: the builder had an fd anyway */
-		_exit(pidfdspawn_last_backend() == PIDFDSPAWN_BACKEND_FALLBACK ?
-		      0 : 94);
+		_exit(pidfdspawn_last_backend() == want ? 0 : 94);
 	}
 	ok(wait_status(tester) == 0,
 	   "at RLIMIT_NOFILE (every fd taken)%s: posix_spawn succeeds through "
-	   "the fallback", with_actions ? " with dup2+close" : "");
+	   "the %s", with_actions ? " with dup2+close" : "",
+	   pidfdspawn_backend_name(want));
 }
 
 int main(void)

@@ -3,9 +3,11 @@
  * After the first spawn of a process, a posix_spawn makes only the system
  * calls its backend cannot do without (docs/benchmarks.md, "Library
  * overhead per spawn"):
- *   builder   pidfd_open, pidfd_spawn_run, close: no probe again, no
- *             pidfd_config for a request without attributes, no fcntl,
- *             prlimit, rt_sigprocmask or memory mapping;
+ *   builder   pidfd_spawn_run alone where the kernel runs a builder with
+ *             no fd (PIDFDSPAWN_FEAT_NOFD), else pidfd_open,
+ *             pidfd_spawn_run, close: no probe again, no pidfd_config for
+ *             a request without attributes, no fcntl, prlimit,
+ *             rt_sigprocmask or memory mapping;
  *   fallback  rt_sigprocmask, clone3 (clone), rt_sigprocmask, and in its
  *             child rt_sigaction, rt_sigprocmask, execve: no stack mapped
  *             and unmapped per call, no probe.
@@ -164,17 +166,23 @@ int main(void)
 {
 	static const int builder[] = { __NR_pidfd_open, NR_RUN, __NR_close,
 				       __NR_execve, __NR_execveat };
+	static const int builder_nofd[] = { NR_RUN, __NR_execve, __NR_execveat };
 	static const int fallback[] = { __NR_rt_sigprocmask, __NR_clone3,
 					__NR_clone, __NR_rt_sigaction,
 					__NR_execve };
 	int has_builder = (expected_builder_features() &
 			   PIDFDSPAWN_FEAT_BUILDER) != 0;
+	int has_nofd = (expected_builder_features() & PIDFDSPAWN_FEAT_NOFD) != 0;
 
 	tap_plan(has_builder ? 2 : 1);
 	check("fallback", fallback, sizeof(fallback) / sizeof(fallback[0]),
 	      "rt_sigprocmask, clone3 and the child's rt_sigaction, "
 	      "rt_sigprocmask, execve");
-	if (has_builder)
+	if (has_builder && has_nofd)
+		check("builder", builder_nofd,
+		      sizeof(builder_nofd) / sizeof(builder_nofd[0]),
+		      "pidfd_spawn_run with no fd (the child: execve)");
+	else if (has_builder)
 		check("builder", builder, sizeof(builder) / sizeof(builder[0]),
 		      "pidfd_open, pidfd_spawn_run, close (the child: execve)");
 	return tap_done();
