@@ -9,6 +9,9 @@
  * interrupted before any task existed is retried (posix_spawn never
  * returns EINTR), posix_spawn closes the builder's fd, pidfd_spawn hands
  * it over, and a child whose exec failed is reaped with its fd closed.
+ * Then, in a process of its own, a fake that runs builders with no fd
+ * (PIDFD_SPAWN_RUN_NOFD): posix_spawn opens no builder, and reaps the
+ * child of a failed exec it learnt from the run's pid field.
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -30,6 +33,7 @@ static long (*real_syscall)(long, ...);
 #define MAX_FAKE 1024
 static char is_builder[MAX_FAKE];	/* fd is a taskless fake builder */
 static int eintr_runs;			/* fail this many runs with EINTR */
+static int fake_nofd;			/* runs with no fd (RUN_NOFD) work */
 static int runs, builders_opened;
 
 static long fail(int e)
@@ -58,7 +62,9 @@ static long fake_config(int fd, unsigned int cmd, const char *key,
 {
 	if (fd == -1 && cmd == PIDFDSPAWN_CONFIG_QUERY) {
 		struct pidfdspawn_features f = {
-			.run_size = PIDFDSPAWN_RUN_SIZE_VER0,
+			.run_flags = fake_nofd ? PIDFDSPAWN_RUN_NOFD : 0,
+			.run_size = fake_nofd ? PIDFDSPAWN_RUN_SIZE_VER1 :
+				    PIDFDSPAWN_RUN_SIZE_VER0,
 		};
 
 		if (key)
@@ -88,10 +94,13 @@ static void become_pidfd(int fd, pid_t pid)
 static long fake_run(int fd, const struct pidfdspawn_run_args *a)
 {
 	const char *path = (const char *)(uintptr_t)a->path;
+	int nofd = fd == -1 && fake_nofd && (a->flags & PIDFDSPAWN_RUN_NOFD);
 	pid_t pid;
 
-	if (fd < 0 || fd >= MAX_FAKE || !is_builder[fd])
+	if (!nofd && (fd < 0 || fd >= MAX_FAKE || !is_builder[fd]))
 		return fail(EBADF);
+	if (nofd && !a->pid)
+		return fail(EINVAL);
 	runs++;
 	if (eintr_runs > 0) {
 		eintr_runs--;		/* consumed, still no task */
@@ -105,7 +114,10 @@ static long fake_run(int fd, const struct pidfdspawn_run_args *a)
 		       (char *const *)(uintptr_t)a->envp);
 		_exit(127);
 	}
-	become_pidfd(fd, pid);
+	if (nofd)
+		*(int *)(uintptr_t)a->pid = pid;
+	else
+		become_pidfd(fd, pid);
 	if (access(path, X_OK) < 0)
 		return -1;	/* the child exits 127; errno from access */
 	return pid;
@@ -166,10 +178,34 @@ static int spawn_ok(int *status)
 	return err;
 }
 
+/* In a process of its own, before any probe: what failed, as bits. */
+static int nofd_cases(void)
+{
+	char *argv[] = { "x", NULL };
+	int fails = 0, status = -1;
+	pid_t pid;
+
+	fake_nofd = 1;
+	if (!(pidfdspawn_probe() & PIDFDSPAWN_FEAT_NOFD))
+		return 1;
+	builders_opened = 0;
+	if (spawn_ok(&status) != 0 || status != 0 ||
+	    pidfdspawn_last_backend() != PIDFDSPAWN_BACKEND_BUILDER)
+		fails |= 2;
+	if (builders_opened)
+		fails |= 4;
+	if (posix_spawn(&pid, "/nonexistent/prog", NULL, NULL, argv,
+			environ) != ENOENT)
+		fails |= 8;
+	if (!no_zombies())
+		fails |= 16;
+	return fails;
+}
+
 int main(void)
 {
 	char *argv[] = { "x", NULL };
-	int before, err, status = -1, pidfd = -1, leaked;
+	int before, err, status = -1, pidfd = -1, leaked, nofd_fails;
 	siginfo_t si;
 	pid_t pid;
 
@@ -178,7 +214,11 @@ int main(void)
 		abort();
 	unsetenv("PIDFDSPAWN_BACKEND");
 	unsetenv("PIDFDSPAWN_TRACE_FD");	/* not a real builder: untraced */
-	tap_plan(9);
+	tap_plan(12);
+	pid = fork();
+	if (pid == 0)
+		_exit(nofd_cases());
+	nofd_fails = wait_status(pid);
 
 	ok(pidfdspawn_probe() & PIDFDSPAWN_FEAT_BUILDER,
 	   "the fake kernel has a builder (probe 0x%x)", pidfdspawn_probe());
@@ -219,5 +259,13 @@ int main(void)
 	ok(no_zombies(), "the child whose exec failed was reaped");
 	ok(count_fds() == before, "and its builder fd was closed (%d more)",
 	   count_fds() - before);
+
+	ok(nofd_fails >= 0 && !(nofd_fails & 3),
+	   "no fd: the fake's builder serves posix_spawn (%d)", nofd_fails);
+	ok(nofd_fails >= 0 && !(nofd_fails & 4),
+	   "no fd: posix_spawn opens no builder for it (%d)", nofd_fails);
+	ok(nofd_fails >= 0 && !(nofd_fails & 24),
+	   "no fd: an exec failure is returned and its child reaped (%d)",
+	   nofd_fails);
 	return tap_done();
 }
