@@ -338,34 +338,30 @@ static const char *builder_unavailable(const struct spawn_job *job)
 	return NULL;
 }
 
-static const char *builder_cloexec_unavailable(const struct spawn_job *job)
+/* 0 when the kernel has a builder that reports run flag @flag (PIDFD_CONFIG_QUERY). */
+static int builder_lacks_run_flag(const struct spawn_job *job, __u32 flag)
 {
 	struct pidfd_spawn_features features;
-	const char *why = builder_unavailable(job);
 
-	if (why)
-		return why;
+	if (builder_unavailable(job))
+		return 1;
 	memset(&features, 0, sizeof(features));
-	if (syscall(SYS_pidfd_config, -1, PIDFD_CONFIG_QUERY, NULL, &features,
-		    sizeof(features)) != 0 ||
-	    !(features.run_flags & PIDFD_SPAWN_RUN_CLOEXEC_DEFAULT))
-		return "kernel's builder lacks PIDFD_SPAWN_RUN_CLOEXEC_DEFAULT (PIDFD_CONFIG_QUERY)";
-	return NULL;
+	return syscall(SYS_pidfd_config, -1, PIDFD_CONFIG_QUERY, NULL, &features,
+		       sizeof(features)) != 0 || !(features.run_flags & flag);
+}
+
+static const char *builder_cloexec_unavailable(const struct spawn_job *job)
+{
+	return builder_unavailable(job) ?:
+	       builder_lacks_run_flag(job, PIDFD_SPAWN_RUN_CLOEXEC_DEFAULT) ?
+	       "kernel's builder lacks PIDFD_SPAWN_RUN_CLOEXEC_DEFAULT (PIDFD_CONFIG_QUERY)" : NULL;
 }
 
 static const char *builder_nofd_unavailable(const struct spawn_job *job)
 {
-	struct pidfd_spawn_features features;
-	const char *why = builder_unavailable(job);
-
-	if (why)
-		return why;
-	memset(&features, 0, sizeof(features));
-	if (syscall(SYS_pidfd_config, -1, PIDFD_CONFIG_QUERY, NULL, &features,
-		    sizeof(features)) != 0 ||
-	    !(features.run_flags & PIDFD_SPAWN_RUN_NOFD))
-		return "kernel's builder lacks PIDFD_SPAWN_RUN_NOFD (PIDFD_CONFIG_QUERY)";
-	return NULL;
+	return builder_unavailable(job) ?:
+	       builder_lacks_run_flag(job, PIDFD_SPAWN_RUN_NOFD) ?
+	       "kernel's builder lacks PIDFD_SPAWN_RUN_NOFD (PIDFD_CONFIG_QUERY)" : NULL;
 }
 
 /* ---- the floor: a helper started earlier only execs; no process is created in time */
