@@ -280,11 +280,12 @@ static int move_builder_fd(const struct pfs_request *req, int fd)
 	return nfd;
 }
 
-/* The attributes that only a builder's configuration can carry. */
-#define STAGED_FLAGS (POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | \
-		      POSIX_SPAWN_SETSCHEDULER | POSIX_SPAWN_SETSCHEDPARAM | \
-		      POSIX_SPAWN_SETSID | POSIX_SPAWN_SETPGROUP | \
-		      POSIX_SPAWN_RESETIDS | POSIX_SPAWN_SETCGROUP)
+/*
+ * The attributes pfs_stage_attr() stages on a builder: all but USEVFORK
+ * (ignored, as glibc ignores it) and CLOEXEC_DEFAULT_NP (a run flag).
+ */
+#define STAGED_FLAGS (PFS_ALL_FLAGS & \
+		      ~(POSIX_SPAWN_USEVFORK | POSIX_SPAWN_CLOEXEC_DEFAULT_NP))
 
 /*
  * A request that wants no pidfd and stages nothing runs with no builder
