@@ -390,27 +390,42 @@ static int search_and_run(const struct run_plan *plan, struct pfs_result *res)
 	const struct pfs_request *req = plan->req;
 	char buf[PFS_PATH_BUF];
 	struct pfs_path_walk walk;
-	int got_eacces = 0, relative, last;
+	int got_eacces = 0, relative, last, ran = 0, skipped = 0, err;
 
 	last = pfs_path_nothing_tried(pfs_child_errno(req));
 	pfs_path_walk_init(&walk, req->search_path, req->file);
 	while (pfs_path_walk_next(&walk, buf, sizeof(buf), &relative)) {
 		struct stat st;
-		int err;
 
 		/*
 		 * An absolute candidate that does not exist would only make
-		 * the child fail with the same error: skip creating it.
-		 * Relative ones resolve after the child's chdir actions.
+		 * the child fail with the same error, once its actions have
+		 * run: skip creating it.  Relative ones resolve after the
+		 * child's chdir actions.
 		 */
-		if (!relative && stat(buf, &st) < 0 &&
-		    pfs_path_error_continues(errno))
+		skipped = !relative && stat(buf, &st) < 0 &&
+			  pfs_path_error_continues(errno);
+		if (skipped) {
 			err = errno;
-		else
+		} else {
 			err = run_path(buf, plan, res);
+			ran = 1;
+		}
 		if (!err)
 			return 0;
 		if (!pfs_path_error_continues(err))
+			return err;
+		got_eacces |= err == EACCES;
+		last = err;
+	}
+	/*
+	 * Every candidate skipped: glibc's child would still have run the
+	 * actions, and a failing one gives its own error.  Run the last
+	 * candidate (still in @buf) for that: its exec fails as its stat did.
+	 */
+	if (skipped && !ran) {
+		err = run_path(buf, plan, res);
+		if (!err || !pfs_path_error_continues(err))
 			return err;
 		got_eacces |= err == EACCES;
 		last = err;

@@ -152,6 +152,8 @@ void pfs_path_walk_init(struct pfs_path_walk *w, const char *path,
 /* Fills @buf with the next candidate; 0 when the walk is over. */
 int pfs_path_walk_next(struct pfs_path_walk *w, char *buf, size_t size,
 		       int *relative);
+/* Whether glibc's walk of @path tries no candidate at all. */
+int pfs_path_tries_nothing(const char *path);
 /* execvp's rule: may the search go on after this exec error? */
 int pfs_path_error_continues(int err);
 /* glibc's old posix_spawn: /bin/sh FILE ARGV[1]... (malloc'd), or NULL. */
@@ -161,18 +163,22 @@ char **pfs_shell_argv(const struct pfs_request *req);
  * walks @path (written to @out unless NULL): its length, or -1.
  */
 long pfs_kernel_search_path(const char *path, const char *file, char *out);
-/* What a walk that tried no candidate reports (glibc: the stale errno). */
 /*
- * posix_spawnp of "" or of a name longer than NAME_MAX: glibc runs the
- * file actions and only then fails the search (ENOENT for "", the
- * kernel's error for each truncated candidate otherwise).  The kernel's
- * builder refuses "" before creating a task and fails a long name with
- * ENAMETOOLONG whatever PATH holds, so these go to the fallback.
+ * posix_spawnp requests whose search glibc's child fails only after the
+ * file actions, in a way no run of the kernel's builder reproduces:
+ *   - "" (ENOENT) and a name longer than NAME_MAX (the kernel's error for
+ *     each truncated candidate): the builder refuses "" before creating a
+ *     task and fails a long name with ENAMETOOLONG whatever PATH holds;
+ *   - a PATH whose walk tries no candidate (pfs_path_tries_nothing): the
+ *     child reports the errno its actions left behind (glibc's open
+ *     action, for one, starts with a close() that may leave EBADF).
+ * These go to the fallback, whose child runs glibc's steps itself.
  */
-static inline int pfs_search_name_unmatched(const struct pfs_request *req)
+static inline int pfs_search_fails_in_child(const struct pfs_request *req)
 {
 	return pfs_searches(req) &&
-	       (!*req->file || strnlen(req->file, NAME_MAX + 1) > NAME_MAX);
+	       (!*req->file || strnlen(req->file, NAME_MAX + 1) > NAME_MAX ||
+		pfs_path_tries_nothing(req->search_path));
 }
 
 /*
@@ -212,6 +218,7 @@ static inline int pfs_child_errno(const struct pfs_request *req)
 	return req->entry_errno;
 }
 
+/* What a walk that tried no candidate reports: @err, or ECHILD for 0. */
 static inline int pfs_path_nothing_tried(int err)
 {
 	return err ? err : ECHILD;

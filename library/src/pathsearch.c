@@ -60,6 +60,18 @@ int pfs_path_walk_next(struct pfs_path_walk *w, char *buf, size_t size,
 	return 0;
 }
 
+/*
+ * The walk above tries nothing only where PATH is a single entry of
+ * PATH_MAX bytes or more: every other entry gives a candidate (a long
+ * entry that is not the last gives the name alone).  NULL stands for the
+ * default PATH (pidfdspawn_request_features() names none).
+ */
+int pfs_path_tries_nothing(const char *path)
+{
+	return path && !strchr(path, ':') &&
+	       strnlen(path, PATH_MAX) >= PATH_MAX;
+}
+
 int pfs_path_error_continues(int err)
 {
 	switch (err) {

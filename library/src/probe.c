@@ -392,7 +392,7 @@ uint32_t pfs_request_needs_with(const struct pfs_request *req, uint32_t have)
 	if (req->try_shell && (needs & PIDFDSPAWN_FEAT_OPEN))
 		needs |= PIDFDSPAWN_FEAT_UNSUPPORTED;
 	/* The kernel cannot fail these after the actions as glibc does. */
-	if (pfs_search_name_unmatched(req))
+	if (pfs_search_fails_in_child(req))
 		needs |= PIDFDSPAWN_FEAT_UNSUPPORTED;
 	if (pfs_searches(req)) {
 		if (pfs_kernel_search(req, have))

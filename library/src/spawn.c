@@ -13,9 +13,10 @@
  *                   (more file actions than the kernel takes),
  *                   EMFILE/ENFILE (no fd for the builder itself);
  *   builder         the builder or ENOTSUP, never the fallback, except for
- *                   posix_spawnp of "" or of a name over NAME_MAX, which
- *                   glibc fails only after the file actions and the
- *                   kernel's builder cannot (pfs_search_name_unmatched);
+ *                   posix_spawnp of "" or of a name over NAME_MAX, or with
+ *                   a PATH that gives no candidate, which glibc fails only
+ *                   after the file actions and the kernel's builder cannot
+ *                   (pfs_search_fails_in_child);
  *   fallback        always the fallback, without probing: system calls
  *                   472/473 are never made;
  *   anything else   ignored (auto), said once on PIDFDSPAWN_TRACE_FD.
@@ -152,7 +153,7 @@ static int choose_and_spawn(const struct pfs_request *req, enum mode mode,
 		int can = (needs & ~pidfdspawn_probe()) == 0;
 
 		if (!can && mode == MODE_BUILDER &&
-		    !pfs_search_name_unmatched(req))
+		    !pfs_search_fails_in_child(req))
 			return ENOTSUP;
 		if (can) {
 			last_backend = PIDFDSPAWN_BACKEND_BUILDER;
