@@ -25,8 +25,8 @@ static int spawn_fa(const posix_spawnattr_t *attr, int odd)
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, devnull, 1);
 	if (odd) {
-		static char path[70000 + PATH_MAX];
-		char dir[PATH_MAX];
+		static char path[70000 + PATH_MAX + 64];
+		char dir[PATH_MAX + 16];	/* helper_path() */
 		size_t used = 0;
 
 		snprintf(dir, sizeof(dir), "%s", helper_path());
