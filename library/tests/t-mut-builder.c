@@ -9,7 +9,10 @@
  * interrupted before any task existed is retried (posix_spawn never
  * returns EINTR), posix_spawn closes the builder's fd, pidfd_spawn hands
  * it over, and a child whose exec failed is reaped with its fd closed.
- * Then, in a process of its own, a fake that runs builders with no fd
+ * posix_spawnp, which searches PATH around this builder (it has no
+ * "search-path"), leaves a PATH that gives no candidate to the fallback
+ * and still runs the last candidate once when none exists.  Then, in a
+ * process of its own, a fake that runs builders with no fd
  * (PIDFD_SPAWN_RUN_NOFD): posix_spawn opens no builder, and reaps the
  * child of a failed exec it learnt from the run's pid field.
  */
@@ -35,6 +38,7 @@ static char is_builder[MAX_FAKE];	/* fd is a taskless fake builder */
 static int eintr_runs;			/* fail this many runs with EINTR */
 static int fake_nofd;			/* runs with no fd (RUN_NOFD) work */
 static int runs, builders_opened;
+static char last_run_path[PATH_MAX];	/* the program of the last run */
 
 static long fail(int e)
 {
@@ -102,6 +106,7 @@ static long fake_run(int fd, const struct pidfdspawn_run_args *a)
 	if (nofd && !a->pid)
 		return fail(EINVAL);
 	runs++;
+	snprintf(last_run_path, sizeof(last_run_path), "%s", path);
 	if (eintr_runs > 0) {
 		eintr_runs--;		/* consumed, still no task */
 		return fail(EINTR);
@@ -202,6 +207,42 @@ static int nofd_cases(void)
 	return fails;
 }
 
+/* posix_spawnp searching PATH around the fake builder. */
+static void path_cases(void)
+{
+	static char one_long[PATH_MAX + 10];
+	char *argv[] = { "x", NULL }, *saved = getenv("PATH");
+	int err;
+	pid_t pid;
+
+	saved = saved ? strdup(saved) : NULL;
+	/* One entry of PATH_MAX bytes or more: glibc's walk tries nothing. */
+	memset(one_long, 'x', sizeof(one_long) - 1);
+	one_long[0] = '/';
+	setenv("PATH", one_long, 1);
+	runs = 0;
+	errno = EDOM;
+	err = posix_spawnp(&pid, "x", NULL, NULL, argv, environ);
+	ok(err == EDOM && runs == 0 &&
+	   pidfdspawn_last_backend() == PIDFDSPAWN_BACKEND_FALLBACK,
+	   "a PATH that gives no candidate goes to the fallback: the caller's errno (%d, %d runs, %s)",
+	   err, runs, pidfdspawn_backend_name(pidfdspawn_last_backend()));
+
+	setenv("PATH", "/nonexistent-pfs-a:/nonexistent-pfs-b", 1);
+	runs = 0;
+	err = posix_spawnp(&pid, "x", NULL, NULL, argv, environ);
+	ok(err == ENOENT && runs == 1 &&
+	   strcmp(last_run_path, "/nonexistent-pfs-b/x") == 0 &&
+	   pidfdspawn_last_backend() == PIDFDSPAWN_BACKEND_BUILDER && no_zombies(),
+	   "no candidate exists: the last one still runs once, for the actions (%d, %d runs, %s)",
+	   err, runs, last_run_path);
+	if (saved)
+		setenv("PATH", saved, 1);
+	else
+		unsetenv("PATH");
+	free(saved);
+}
+
 int main(void)
 {
 	char *argv[] = { "x", NULL };
@@ -214,7 +255,7 @@ int main(void)
 		abort();
 	unsetenv("PIDFDSPAWN_BACKEND");
 	unsetenv("PIDFDSPAWN_TRACE_FD");	/* not a real builder: untraced */
-	tap_plan(12);
+	tap_plan(14);
 	pid = fork();
 	if (pid == 0)
 		_exit(nofd_cases());
@@ -259,6 +300,8 @@ int main(void)
 	ok(no_zombies(), "the child whose exec failed was reaped");
 	ok(count_fds() == before, "and its builder fd was closed (%d more)",
 	   count_fds() - before);
+
+	path_cases();
 
 	ok(nofd_fails >= 0 && !(nofd_fails & 3),
 	   "no fd: the fake's builder serves posix_spawn (%d)", nofd_fails);
