@@ -425,10 +425,8 @@ static int search_and_run(const struct run_plan *plan, struct pfs_result *res)
 	 */
 	if (skipped && !ran) {
 		err = run_path(buf, plan, res);
-		if (!err || !pfs_path_error_continues(err))
-			return err;
-		got_eacces |= err == EACCES;
-		last = err;
+		return err && got_eacces && pfs_path_error_continues(err) ?
+		       EACCES : err;
 	}
 	return got_eacces ? EACCES : last;
 }
