@@ -321,6 +321,33 @@ static int spawn_builder_nofd(const struct spawn_job *job, struct spawned *out)
 	return 0;
 }
 
+/*
+ * pidfd_spawn_run-pidfd: the same one call with PIDFD_SPAWN_RUN_PIDFD as well, which returns the
+ * child's pidfd, made for the child as clone3()'s CLONE_PIDFD makes one (what a pidfd_spawn()
+ * caller needs, which has nothing to stage).
+ */
+static int spawn_builder_pidfd(const struct spawn_job *job, struct spawned *out)
+{
+	struct pidfd_spawn_run_args args;
+	int child = -1;
+	long pidfd;
+
+	builder_args(&args, job, PIDFD_SPAWN_RUN_NOFD | PIDFD_SPAWN_RUN_PIDFD,
+		     everyday_builder_actions, job->close_fds ? 2 : 0);
+	args.pid = (uintptr_t)&child;
+	pidfd = syscall(SYS_pidfd_spawn_run, -1, &args, sizeof(args));
+	if (pidfd < 0) {
+		int err = errno;
+
+		if (child > 0)
+			waitpid(child, NULL, 0);
+		return -err;
+	}
+	out->pid = child;
+	out->fd = (int)pidfd;
+	return 0;
+}
+
 static int spawn_builder_cloexec(const struct spawn_job *job, struct spawned *out)
 {
 	return builder_run(job, out, PIDFD_SPAWN_RUN_CLOEXEC_DEFAULT, keep_stdio_actions,
@@ -362,6 +389,13 @@ static const char *builder_nofd_unavailable(const struct spawn_job *job)
 	return builder_unavailable(job) ?:
 	       builder_lacks_run_flag(job, PIDFD_SPAWN_RUN_NOFD) ?
 	       "kernel's builder lacks PIDFD_SPAWN_RUN_NOFD (PIDFD_CONFIG_QUERY)" : NULL;
+}
+
+static const char *builder_pidfd_unavailable(const struct spawn_job *job)
+{
+	return builder_unavailable(job) ?:
+	       builder_lacks_run_flag(job, PIDFD_SPAWN_RUN_PIDFD) ?
+	       "kernel's builder lacks PIDFD_SPAWN_RUN_PIDFD (PIDFD_CONFIG_QUERY)" : NULL;
 }
 
 /* ---- the floor: a helper started earlier only execs; no process is created in time */
@@ -615,6 +649,10 @@ const struct method methods[] = {
 	  .what = "pidfd_spawn_run(-1) with PIDFD_SPAWN_RUN_NOFD: one call, no fd (+ DUP2 pipe->1, "
 		  "CLOSE_RANGE 3..~0U)",
 	  .unavailable = builder_nofd_unavailable, .spawn = spawn_builder_nofd, .everyday = 1 },
+	{ .name = "pidfd_spawn_run-pidfd",
+	  .what = "pidfd_spawn_run(-1) with PIDFD_SPAWN_RUN_NOFD | PIDFD_SPAWN_RUN_PIDFD: one call "
+		  "returning the child's pidfd (+ DUP2 pipe->1, CLOSE_RANGE 3..~0U)",
+	  .unavailable = builder_pidfd_unavailable, .spawn = spawn_builder_pidfd, .everyday = 1 },
 	{ .name = "pidfd_spawn_run-leadclose",
 	  .what = "pidfd_spawn_run() with one CLOSE_RANGE 3..~0U action, first (the earlier "
 		  "request; only in parents that close)",

@@ -32,10 +32,12 @@
 /*
  * @flags of struct pidfd_spawn_run_args: CLOEXEC_DEFAULT, the child keeps only the fds its
  * actions place; NOFD, fd -1: the call runs a builder of its own and leaves no fd, the child's
- * pid goes to @pid (at least PIDFD_SPAWN_RUN_SIZE_VER1 bytes).
+ * pid goes to @pid (at least PIDFD_SPAWN_RUN_SIZE_VER1 bytes); PIDFD, with NOFD: the call returns
+ * a pidfd for the child instead of its pid.
  */
 #define PIDFD_SPAWN_RUN_CLOEXEC_DEFAULT	(1U << 0)
 #define PIDFD_SPAWN_RUN_NOFD		(1U << 1)
+#define PIDFD_SPAWN_RUN_PIDFD		(1U << 2)
 #define PIDFD_SPAWN_RUN_SIZE_VER1	72
 
 struct pidfd_spawn_run_args {

@@ -64,10 +64,12 @@ extern "C" {
 /*
  * flags of struct pidfdspawn_run_args.  PIDFDSPAWN_RUN_NOFD: fd is -1, the
  * call runs a builder of its own and leaves no fd; the child's pid is
- * stored at pid (needs a version 1 block).
+ * stored at pid (needs a version 1 block).  PIDFDSPAWN_RUN_PIDFD, only
+ * with NOFD: the call returns a new pidfd for the child instead of its pid.
  */
 #define PIDFDSPAWN_RUN_CLOEXEC_DEFAULT	(1U << 0)
 #define PIDFDSPAWN_RUN_NOFD		(1U << 1)
+#define PIDFDSPAWN_RUN_PIDFD		(1U << 2)
 
 enum pidfdspawn_action_type {
 	PIDFDSPAWN_ACTION_DUP2 = 0,
@@ -156,8 +158,9 @@ enum pidfdspawn_feature {
 	PIDFDSPAWN_FEAT_CLOSE		= 1u << 15, /* the CLOSE action */
 	PIDFDSPAWN_FEAT_CLOEXEC_DEFAULT	= 1u << 16, /* run flag */
 	PIDFDSPAWN_FEAT_NOFD		= 1u << 17, /* run flag: run with no fd */
+	PIDFDSPAWN_FEAT_NOFD_PIDFD	= 1u << 18, /* ... returning a pidfd */
 };
-#define PIDFDSPAWN_FEAT_COUNT 18
+#define PIDFDSPAWN_FEAT_COUNT 19
 /*
  * Never found by the probe: a request that needs it (an open flag the
  * library does not know) always goes to the fallback.

@@ -288,34 +288,48 @@ static int move_builder_fd(const struct pfs_request *req, int fd)
 		      ~(POSIX_SPAWN_USEVFORK | POSIX_SPAWN_CLOEXEC_DEFAULT_NP))
 
 /*
- * A request that wants no pidfd and stages nothing runs with no builder
- * fd at all, where the kernel can (PIDFDSPAWN_FEAT_NOFD): one system call,
- * and no fd taken from the caller's table, so that it also works where
- * every fd is taken, as glibc's posix_spawn does.
+ * A request that stages nothing runs with no builder fd at all, where the
+ * kernel can: one system call, and no fd taken from the caller's table,
+ * so that it also works where every fd is taken, as glibc's posix_spawn
+ * does (PIDFDSPAWN_FEAT_NOFD).  One that wants the child's pidfd
+ * (pidfd_spawn) gets it from the same call, where the kernel can return
+ * one (PIDFDSPAWN_FEAT_NOFD_PIDFD), as glibc's clone3 gives it.
  */
 static int can_run_nofd(const struct pfs_request *req, uint32_t have,
 			const char *search_path)
 {
-	return (have & PIDFDSPAWN_FEAT_NOFD) && !req->want_pidfd &&
-	       !search_path && !(req->attr->flags & STAGED_FLAGS);
+	uint32_t need = req->want_pidfd ? PIDFDSPAWN_FEAT_NOFD_PIDFD :
+					  PIDFDSPAWN_FEAT_NOFD;
+
+	return (have & need) && !search_path &&
+	       !(req->attr->flags & STAGED_FLAGS);
 }
 
 /*
- * pidfd_spawn_run(-1, PIDFD_SPAWN_RUN_NOFD).  The kernel stores the
- * child's pid before the child runs: a child that failed its setup exits
- * 127 on its own and is reaped here, as glibc's posix_spawn reaps it.  A
- * pending signal restarts the call in the kernel: no EINTR to retry.
+ * pidfd_spawn_run(-1, PIDFD_SPAWN_RUN_NOFD), with PIDFD_SPAWN_RUN_PIDFD
+ * for a request that wants the child's pidfd, which the call then
+ * returns.  The kernel stores the child's pid before the child runs: a
+ * child that failed its setup exits 127 on its own and is reaped here, as
+ * glibc's posix_spawn reaps it.  A pending signal restarts the call in
+ * the kernel: no EINTR to retry.
  */
-static int run_nofd(struct pidfdspawn_run_args *args, struct pfs_result *res)
+static int run_nofd(const struct pfs_request *req,
+		    struct pidfdspawn_run_args *args, struct pfs_result *res)
 {
-	int child = 0, err, status;
-	pid_t pid;
+	int child = 0, err, status, ret;
 
 	args->flags |= PIDFDSPAWN_RUN_NOFD;
+	if (req->want_pidfd)
+		args->flags |= PIDFDSPAWN_RUN_PIDFD;
 	args->pid = (uintptr_t)&child;
-	pid = pidfdspawn_run(-1, args, sizeof(*args));
-	if (pid > 0) {
-		res->pid = pid;
+	ret = pidfdspawn_run(-1, args, sizeof(*args));
+	if (ret >= 0 && req->want_pidfd) {
+		res->pid = child;
+		res->pidfd = ret;
+		return 0;
+	}
+	if (ret > 0) {
+		res->pid = ret;
 		return 0;
 	}
 	err = errno;
@@ -348,7 +362,7 @@ static int run_path(const char *path, const struct run_plan *plan,
 	};
 
 	if (plan->nofd)
-		return run_nofd(&args, res);
+		return run_nofd(req, &args, res);
 	for (;;) {
 		int fd, pid, err, had_child;
 

@@ -376,6 +376,51 @@ static int stage(const struct pidfdspawn_builder *b, int fd)
 	return err;
 }
 
+/*
+ * Nothing to stage but the path: the program is named by a path, not an
+ * fd, with no search path and no attribute.  Such a builder needs no
+ * kernel builder of its own, where the kernel runs one per call.
+ */
+static int stages_only_path(const struct pidfdspawn_builder *b)
+{
+	return b->path && b->exec_fd < 0 && !b->search_path && !b->attr.flags &&
+	       !b->sched_policy_set && !b->sched_priority_set;
+}
+
+/*
+ * One pidfd_spawn_run(-1, PIDFD_SPAWN_RUN_NOFD) with the path in the
+ * arguments, which with PIDFD_SPAWN_RUN_PIDFD returns the child's pidfd
+ * for a caller that wants it.  The kernel stores the child's pid before
+ * the child runs, so that a child that failed its setup (it exits 127)
+ * is reaped here.
+ */
+static int run_without_builder(const struct pidfdspawn_builder *b,
+			       struct pidfdspawn_run_args *args, pid_t *pid,
+			       int *pidfd)
+{
+	int child = 0, ret, err, status;
+
+	args->flags |= PIDFDSPAWN_RUN_NOFD;
+	if (pidfd)
+		args->flags |= PIDFDSPAWN_RUN_PIDFD;
+	args->path = (uintptr_t)b->path;
+	args->pid = (uintptr_t)&child;
+	ret = pidfdspawn_run(-1, args, sizeof(*args));
+	if (ret < 0) {
+		err = errno;
+		if (child > 0)
+			while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+				;
+		errno = err;
+		return -1;
+	}
+	if (pid)
+		*pid = pidfd ? child : ret;
+	if (pidfd)
+		*pidfd = ret;
+	return 0;
+}
+
 PFS_API int pidfdspawn_builder_run(struct pidfdspawn_builder *b, pid_t *pid,
 				   int *pidfd)
 {
@@ -399,13 +444,18 @@ PFS_API int pidfdspawn_builder_run(struct pidfdspawn_builder *b, pid_t *pid,
 	 * A feature this kernel's builder lacks: ENOTSUP before anything
 	 * exists.  Without a builder pidfd_open() says so (EINVAL).  Every
 	 * builder kernel has the RFC's three actions: a builder of only
-	 * those runs without asking the probe, as before.
+	 * those runs without asking the probe, as before, unless it stages
+	 * nothing but its path, which may then need no builder at all.
 	 */
-	have = (b->needs & ~RFC_FEATURES) ? pidfdspawn_probe() : 0;
+	have = (b->needs & ~RFC_FEATURES) || stages_only_path(b) ?
+	       pidfdspawn_probe() : 0;
 	if ((have & PIDFDSPAWN_FEAT_BUILDER) && (b->needs & ~have)) {
 		errno = ENOTSUP;
 		return -1;
 	}
+	if (stages_only_path(b) &&
+	    (have & (pidfd ? PIDFDSPAWN_FEAT_NOFD_PIDFD : PIDFDSPAWN_FEAT_NOFD)))
+		return run_without_builder(b, &args, pid, pidfd);
 	fd = pidfdspawn_open_empty(0);
 	if (fd < 0)
 		return -1;

@@ -106,8 +106,11 @@ static int probe_by_query(uint32_t *mask)
 	if (f.run_flags & PIDFDSPAWN_RUN_CLOEXEC_DEFAULT)
 		found |= PIDFDSPAWN_FEAT_CLOEXEC_DEFAULT;
 	if ((f.run_flags & PIDFDSPAWN_RUN_NOFD) &&
-	    f.run_size >= PIDFDSPAWN_RUN_SIZE_VER1)
+	    f.run_size >= PIDFDSPAWN_RUN_SIZE_VER1) {
 		found |= PIDFDSPAWN_FEAT_NOFD;
+		if (f.run_flags & PIDFDSPAWN_RUN_PIDFD)
+			found |= PIDFDSPAWN_FEAT_NOFD_PIDFD;
+	}
 	for (size_t i = 0; i < sizeof(key_probes) / sizeof(key_probes[0]); i++) {
 		const struct key_probe *k = &key_probes[i];
 
@@ -280,7 +283,7 @@ static const char *const feature_names[PIDFDSPAWN_FEAT_COUNT] = {
 	"builder", "dup2", "close_range", "fchdir", "open", "chdir",
 	"tcsetpgrp", "sigmask", "sigdef", "pgroup", "setsid", "resetids",
 	"scheduler", "cgroup", "path_search", "close", "cloexec_default",
-	"nofd",
+	"nofd", "nofd_pidfd",
 };
 
 PFS_API const char *pidfdspawn_feature_name(uint32_t feature)

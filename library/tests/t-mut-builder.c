@@ -14,7 +14,11 @@
  * and still runs the last candidate once when none exists.  Then, in a
  * process of its own, a fake that runs builders with no fd
  * (PIDFD_SPAWN_RUN_NOFD): posix_spawn opens no builder, and reaps the
- * child of a failed exec it learnt from the run's pid field.
+ * child of a failed exec it learnt from the run's pid field; and that
+ * returns the child's pidfd from such a run (PIDFD_SPAWN_RUN_PIDFD):
+ * pidfd_spawn and a builder of the builder API with nothing but a path
+ * open no builder and hand over the run's pidfd, and a failed exec leaves
+ * no fd and no zombie.
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -37,6 +41,7 @@ static long (*real_syscall)(long, ...);
 static char is_builder[MAX_FAKE];	/* fd is a taskless fake builder */
 static int eintr_runs;			/* fail this many runs with EINTR */
 static int fake_nofd;			/* runs with no fd (RUN_NOFD) work */
+static int fake_nofd_pidfd;		/* ... and return a pidfd (RUN_PIDFD) */
 static int runs, builders_opened;
 static char last_run_path[PATH_MAX];	/* the program of the last run */
 
@@ -66,7 +71,8 @@ static long fake_config(int fd, unsigned int cmd, const char *key,
 {
 	if (fd == -1 && cmd == PIDFDSPAWN_CONFIG_QUERY) {
 		struct pidfdspawn_features f = {
-			.run_flags = fake_nofd ? PIDFDSPAWN_RUN_NOFD : 0,
+			.run_flags = (fake_nofd ? PIDFDSPAWN_RUN_NOFD : 0) |
+				     (fake_nofd_pidfd ? PIDFDSPAWN_RUN_PIDFD : 0),
 			.run_size = fake_nofd ? PIDFDSPAWN_RUN_SIZE_VER1 :
 				    PIDFDSPAWN_RUN_SIZE_VER0,
 		};
@@ -105,6 +111,8 @@ static long fake_run(int fd, const struct pidfdspawn_run_args *a)
 		return fail(EBADF);
 	if (nofd && !a->pid)
 		return fail(EINVAL);
+	if ((a->flags & PIDFDSPAWN_RUN_PIDFD) && (!nofd || !fake_nofd_pidfd))
+		return fail(EINVAL);
 	runs++;
 	snprintf(last_run_path, sizeof(last_run_path), "%s", path);
 	if (eintr_runs > 0) {
@@ -125,6 +133,8 @@ static long fake_run(int fd, const struct pidfdspawn_run_args *a)
 		become_pidfd(fd, pid);
 	if (access(path, X_OK) < 0)
 		return -1;	/* the child exits 127; errno from access */
+	if (a->flags & PIDFDSPAWN_RUN_PIDFD)
+		return real_syscall(SYS_pidfd_open, pid, 0);
 	return pid;
 }
 
@@ -183,6 +193,57 @@ static int spawn_ok(int *status)
 	return err;
 }
 
+/* 0 when @pidfd is a pidfd of child @pid (any if 0), which exits with 0. */
+static int reaps_ok(int pidfd, pid_t pid)
+{
+	siginfo_t si = {};
+
+	return pidfd >= 0 &&
+	       syscall(SYS_waitid, P_PIDFD, pidfd, &si, WEXITED, NULL) == 0 &&
+	       (!pid || si.si_pid == pid) &&
+	       si.si_code == CLD_EXITED && si.si_status == 0 ? 0 : -1;
+}
+
+/* Runs with no fd that return the child's pidfd: what failed, as bits. */
+static int nofd_pidfd_cases(void)
+{
+	char *argv[] = { "x", NULL };
+	struct pidfdspawn_builder *b;
+	int fails = 0, pidfd = -1, before;
+	pid_t pid = -1;
+
+	/* The probe's builders are closed: their numbers are plain fds again. */
+	memset(is_builder, 0, sizeof(is_builder));
+	builders_opened = 0;
+	before = count_fds();
+	if (pidfd_spawn(&pidfd, "/bin/true", NULL, NULL, argv, environ) ||
+	    reaps_ok(pidfd, 0))
+		fails |= 32;
+	if (pidfd >= 0)
+		close(pidfd);
+	if (pidfd_spawn(&pidfd, "/nonexistent/prog", NULL, NULL, argv,
+			environ) != ENOENT || !no_zombies() ||
+	    count_fds() != before)
+		fails |= 32;
+	if (builders_opened)
+		fails |= 64;
+
+	b = pidfdspawn_builder_new();
+	if (!b)
+		return fails | 128;
+	pidfd = -1;
+	pidfdspawn_builder_set_path(b, "/bin/true");
+	pidfdspawn_builder_set_argv(b, argv);
+	pidfdspawn_builder_set_envp(b, environ);
+	if (pidfdspawn_builder_run(b, &pid, &pidfd) || pid <= 0 ||
+	    reaps_ok(pidfd, pid) || builders_opened)
+		fails |= 128;
+	if (pidfd >= 0)
+		close(pidfd);
+	pidfdspawn_builder_free(b);
+	return fails;
+}
+
 /* In a process of its own, before any probe: what failed, as bits. */
 static int nofd_cases(void)
 {
@@ -191,7 +252,9 @@ static int nofd_cases(void)
 	pid_t pid;
 
 	fake_nofd = 1;
-	if (!(pidfdspawn_probe() & PIDFDSPAWN_FEAT_NOFD))
+	fake_nofd_pidfd = 1;
+	if (!(pidfdspawn_probe() & PIDFDSPAWN_FEAT_NOFD) ||
+	    !(pidfdspawn_probe() & PIDFDSPAWN_FEAT_NOFD_PIDFD))
 		return 1;
 	builders_opened = 0;
 	if (spawn_ok(&status) != 0 || status != 0 ||
@@ -204,7 +267,7 @@ static int nofd_cases(void)
 		fails |= 8;
 	if (!no_zombies())
 		fails |= 16;
-	return fails;
+	return fails | nofd_pidfd_cases();
 }
 
 /* posix_spawnp searching PATH around the fake builder. */
@@ -255,7 +318,7 @@ int main(void)
 		abort();
 	unsetenv("PIDFDSPAWN_BACKEND");
 	unsetenv("PIDFDSPAWN_TRACE_FD");	/* not a real builder: untraced */
-	tap_plan(14);
+	tap_plan(17);
 	pid = fork();
 	if (pid == 0)
 		_exit(nofd_cases());
@@ -309,6 +372,14 @@ int main(void)
 	   "no fd: posix_spawn opens no builder for it (%d)", nofd_fails);
 	ok(nofd_fails >= 0 && !(nofd_fails & 24),
 	   "no fd: an exec failure is returned and its child reaped (%d)",
+	   nofd_fails);
+	ok(nofd_fails >= 0 && !(nofd_fails & 32),
+	   "no fd, pidfd: pidfd_spawn hands over the run's pidfd, none after a failed exec (%d)",
+	   nofd_fails);
+	ok(nofd_fails >= 0 && !(nofd_fails & 64),
+	   "no fd, pidfd: pidfd_spawn opens no builder for it (%d)", nofd_fails);
+	ok(nofd_fails >= 0 && !(nofd_fails & 128),
+	   "no fd, pidfd: a builder of only a path runs with no builder fd (%d)",
 	   nofd_fails);
 	return tap_done();
 }

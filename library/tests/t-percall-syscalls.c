@@ -11,6 +11,11 @@
  *   fallback  rt_sigprocmask, clone3 (clone), rt_sigprocmask, and in its
  *             child rt_sigaction, rt_sigprocmask, execve: no stack mapped
  *             and unmapped per call, no probe.
+ * A pidfd_spawn through the builder, and a builder of the builder API with
+ * nothing but a path, argv and envp, both wanting the child's pidfd, make
+ * pidfd_spawn_run alone where the kernel returns the pidfd from a run with
+ * no fd (PIDFDSPAWN_FEAT_NOFD_PIDFD), else pidfd_open, pidfd_spawn_run
+ * (and, for the builder API, pidfd_config for the path).
  * Each backend runs in a forked process that spawns once, then installs a
  * seccomp filter trapping every other system call (SIGSYS: the handler
  * reports the call's number), and spawns three more times.  The spawned
@@ -35,6 +40,7 @@
 #ifndef __NR_clone3
 #define __NR_clone3 435
 #endif
+#define NR_CONFIG 472
 #define NR_RUN 473
 
 static int report_fd = -1;
@@ -91,17 +97,43 @@ static int allow_only(const int *nrs, int n)
 	return pfs_seccomp_install(prog, len);
 }
 
+/* The request that is spawned: posix_spawn, pidfd_spawn, the builder API. */
+static enum { VIA_POSIX_SPAWN, VIA_PIDFD_SPAWN, VIA_BUILDER_API } via;
+
 static int spawn_true(void)
 {
 	char *argv[] = { "true", NULL };
-	int status, err;
+	struct pidfdspawn_builder *b;
+	int status, err = EINVAL, pidfd = -1;
+	siginfo_t si;
 	pid_t pid;
 
-	err = posix_spawn(&pid, "/bin/true", NULL, NULL, argv, environ);
+	switch (via) {
+	case VIA_POSIX_SPAWN:
+		err = posix_spawn(&pid, "/bin/true", NULL, NULL, argv, environ);
+		if (err)
+			return err;
+		/* The program may die of the filter: only the call counts. */
+		return waitpid(pid, &status, 0) == pid ? 0 : errno;
+	case VIA_PIDFD_SPAWN:
+		err = pidfd_spawn(&pidfd, "/bin/true", NULL, NULL, argv, environ);
+		break;
+	case VIA_BUILDER_API:
+		b = pidfdspawn_builder_new();
+		if (!b)
+			return ENOMEM;
+		pidfdspawn_builder_set_path(b, "/bin/true");
+		pidfdspawn_builder_set_argv(b, argv);
+		pidfdspawn_builder_set_envp(b, environ);
+		err = pidfdspawn_builder_run(b, &pid, &pidfd) ? errno : 0;
+		pidfdspawn_builder_free(b);
+		break;
+	}
 	if (err)
 		return err;
-	/* The program itself may die of the filter: only the call counts. */
-	return waitpid(pid, &status, 0) == pid ? 0 : errno;
+	/* The pidfd is left open: closing it is the caller's call, not ours. */
+	return syscall(__NR_waitid, P_PIDFD, pidfd, &si, WEXITED, NULL) == 0 ?
+	       0 : errno;
 }
 
 /* In a forked process: 0 when three filtered spawns went through. */
@@ -111,6 +143,10 @@ static void run(const char *mode, const int *nrs, int n, int report)
 	enum pidfdspawn_backend want = strcmp(mode, "builder") == 0 ?
 		PIDFDSPAWN_BACKEND_BUILDER : PIDFDSPAWN_BACKEND_FALLBACK;
 	int err;
+
+	/* The builder API has no backends: it always runs the kernel's. */
+	if (via == VIA_BUILDER_API)
+		want = PIDFDSPAWN_BACKEND_NONE;
 
 	report_fd = report;
 	setenv("PIDFDSPAWN_BACKEND", mode, 1);
@@ -139,6 +175,8 @@ static void run(const char *mode, const int *nrs, int n, int report)
 
 static void check(const char *mode, const int *nrs, int n, const char *what)
 {
+	static const char *const names[] = { "posix_spawn", "pidfd_spawn",
+					     "builder API" };
 	char line[256] = "";
 	int p[2], status = -1;
 	ssize_t got;
@@ -159,7 +197,8 @@ static void check(const char *mode, const int *nrs, int n, const char *what)
 	close(p[0]);
 	waitpid(pid, &status, 0);
 	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-	   "%s: after the first spawn, only %s (%s)", mode, what, line);
+	   "%s, %s: after the first spawn, only %s (%s)", names[via], mode,
+	   what, line);
 }
 
 int main(void)
@@ -172,9 +211,15 @@ int main(void)
 					__NR_execve };
 	int has_builder = (expected_builder_features() &
 			   PIDFDSPAWN_FEAT_BUILDER) != 0;
+	static const int pidfd_builder[] = { __NR_pidfd_open, NR_RUN,
+					     __NR_execve, __NR_execveat };
+	static const int api_builder[] = { __NR_pidfd_open, NR_CONFIG, NR_RUN,
+					   __NR_execve, __NR_execveat };
 	int has_nofd = (expected_builder_features() & PIDFDSPAWN_FEAT_NOFD) != 0;
+	int has_pidfd = (expected_builder_features() &
+			 PIDFDSPAWN_FEAT_NOFD_PIDFD) != 0;
 
-	tap_plan(has_builder ? 2 : 1);
+	tap_plan(has_builder ? 4 : 1);
 	check("fallback", fallback, sizeof(fallback) / sizeof(fallback[0]),
 	      "rt_sigprocmask, clone3 and the child's rt_sigaction, "
 	      "rt_sigprocmask, execve");
@@ -185,5 +230,26 @@ int main(void)
 	else if (has_builder)
 		check("builder", builder, sizeof(builder) / sizeof(builder[0]),
 		      "pidfd_open, pidfd_spawn_run, close (the child: execve)");
+	if (!has_builder)
+		return tap_done();
+
+	via = VIA_PIDFD_SPAWN;
+	if (has_pidfd)
+		check("builder", builder_nofd,
+		      sizeof(builder_nofd) / sizeof(builder_nofd[0]),
+		      "pidfd_spawn_run returning the pidfd (the child: execve)");
+	else
+		check("builder", pidfd_builder,
+		      sizeof(pidfd_builder) / sizeof(pidfd_builder[0]),
+		      "pidfd_open, pidfd_spawn_run (the child: execve)");
+	via = VIA_BUILDER_API;
+	if (has_pidfd)
+		check("builder", builder_nofd,
+		      sizeof(builder_nofd) / sizeof(builder_nofd[0]),
+		      "pidfd_spawn_run returning the pidfd (the child: execve)");
+	else
+		check("builder", api_builder,
+		      sizeof(api_builder) / sizeof(api_builder[0]),
+		      "pidfd_open, pidfd_config, pidfd_spawn_run (the child: execve)");
 	return tap_done();
 }
