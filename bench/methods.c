@@ -295,21 +295,21 @@ static int spawn_builder_close(const struct spawn_job *job, struct spawned *out)
 }
 
 /*
- * pidfd_spawn_run-nofd: one call, fd -1 and PIDFD_SPAWN_RUN_NOFD, the everyday request in the
- * fd parents: a builder of the call's own and no fd, the child's pid stored at args.pid (what a
- * posix_spawn() caller needs, which has no use for a pidfd).
+ * One call, fd -1 and PIDFD_SPAWN_RUN_NOFD (plus @flags), the everyday request in the fd
+ * parents: a builder of the call's own and no builder fd, the child's pid stored at args.pid.
+ * With PIDFD_SPAWN_RUN_PIDFD the call returns the child's pidfd instead of its pid.
  */
-static int spawn_builder_nofd(const struct spawn_job *job, struct spawned *out)
+static int builder_run_nofd(const struct spawn_job *job, struct spawned *out, __u32 flags)
 {
 	struct pidfd_spawn_run_args args;
 	int child = -1;
-	long pid;
+	long ret;
 
-	builder_args(&args, job, PIDFD_SPAWN_RUN_NOFD, everyday_builder_actions,
+	builder_args(&args, job, PIDFD_SPAWN_RUN_NOFD | flags, everyday_builder_actions,
 		     job->close_fds ? 2 : 0);
 	args.pid = (uintptr_t)&child;
-	pid = syscall(SYS_pidfd_spawn_run, -1, &args, sizeof(args));
-	if (pid < 0) {
+	ret = syscall(SYS_pidfd_spawn_run, -1, &args, sizeof(args));
+	if (ret < 0) {
 		int err = errno;
 
 		/* A child that failed its setup exits 127: reap it. */
@@ -317,35 +317,25 @@ static int spawn_builder_nofd(const struct spawn_job *job, struct spawned *out)
 			waitpid(child, NULL, 0);
 		return -err;
 	}
-	out->pid = (pid_t)pid;
+	out->pid = child;
+	if (flags & PIDFD_SPAWN_RUN_PIDFD)
+		out->fd = (int)ret;
 	return 0;
 }
 
+/* pidfd_spawn_run-nofd: what a posix_spawn() caller needs, which has no use for a pidfd. */
+static int spawn_builder_nofd(const struct spawn_job *job, struct spawned *out)
+{
+	return builder_run_nofd(job, out, 0);
+}
+
 /*
- * pidfd_spawn_run-pidfd: the same one call with PIDFD_SPAWN_RUN_PIDFD as well, which returns the
- * child's pidfd, made for the child as clone3()'s CLONE_PIDFD makes one (what a pidfd_spawn()
- * caller needs, which has nothing to stage).
+ * pidfd_spawn_run-pidfd: the child's pidfd from the same call, made as clone3()'s CLONE_PIDFD
+ * makes one (what a pidfd_spawn() caller needs, which has nothing to stage).
  */
 static int spawn_builder_pidfd(const struct spawn_job *job, struct spawned *out)
 {
-	struct pidfd_spawn_run_args args;
-	int child = -1;
-	long pidfd;
-
-	builder_args(&args, job, PIDFD_SPAWN_RUN_NOFD | PIDFD_SPAWN_RUN_PIDFD,
-		     everyday_builder_actions, job->close_fds ? 2 : 0);
-	args.pid = (uintptr_t)&child;
-	pidfd = syscall(SYS_pidfd_spawn_run, -1, &args, sizeof(args));
-	if (pidfd < 0) {
-		int err = errno;
-
-		if (child > 0)
-			waitpid(child, NULL, 0);
-		return -err;
-	}
-	out->pid = child;
-	out->fd = (int)pidfd;
-	return 0;
+	return builder_run_nofd(job, out, PIDFD_SPAWN_RUN_PIDFD);
 }
 
 static int spawn_builder_cloexec(const struct spawn_job *job, struct spawned *out)

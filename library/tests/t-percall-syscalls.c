@@ -233,23 +233,20 @@ int main(void)
 	if (!has_builder)
 		return tap_done();
 
-	via = VIA_PIDFD_SPAWN;
-	if (has_pidfd)
-		check("builder", builder_nofd,
-		      sizeof(builder_nofd) / sizeof(builder_nofd[0]),
-		      "pidfd_spawn_run returning the pidfd (the child: execve)");
-	else
-		check("builder", pidfd_builder,
-		      sizeof(pidfd_builder) / sizeof(pidfd_builder[0]),
-		      "pidfd_open, pidfd_spawn_run (the child: execve)");
-	via = VIA_BUILDER_API;
-	if (has_pidfd)
-		check("builder", builder_nofd,
-		      sizeof(builder_nofd) / sizeof(builder_nofd[0]),
-		      "pidfd_spawn_run returning the pidfd (the child: execve)");
-	else
-		check("builder", api_builder,
-		      sizeof(api_builder) / sizeof(api_builder[0]),
-		      "pidfd_open, pidfd_config, pidfd_spawn_run (the child: execve)");
+	for (int v = VIA_PIDFD_SPAWN; v <= VIA_BUILDER_API; v++) {
+		via = v;
+		if (has_pidfd)
+			check("builder", builder_nofd,
+			      sizeof(builder_nofd) / sizeof(builder_nofd[0]),
+			      "pidfd_spawn_run returning the pidfd (the child: execve)");
+		else if (via == VIA_PIDFD_SPAWN)
+			check("builder", pidfd_builder,
+			      sizeof(pidfd_builder) / sizeof(pidfd_builder[0]),
+			      "pidfd_open, pidfd_spawn_run (the child: execve)");
+		else
+			check("builder", api_builder,
+			      sizeof(api_builder) / sizeof(api_builder[0]),
+			      "pidfd_open, pidfd_config, pidfd_spawn_run (the child: execve)");
+	}
 	return tap_done();
 }
