@@ -307,23 +307,24 @@ static int can_run_nofd(const struct pfs_request *req, uint32_t have,
 
 /*
  * pidfd_spawn_run(-1, PIDFD_SPAWN_RUN_NOFD), with PIDFD_SPAWN_RUN_PIDFD
- * for a request that wants the child's pidfd, which the call then
+ * for a caller that wants the child's pidfd, which the call then
  * returns.  The kernel stores the child's pid before the child runs: a
  * child that failed its setup exits 127 on its own and is reaped here, as
  * glibc's posix_spawn reaps it.  A pending signal restarts the call in
- * the kernel: no EINTR to retry.
+ * the kernel: no EINTR to retry.  Shared by the posix_spawn backend and
+ * the builder API.
  */
-static int run_nofd(const struct pfs_request *req,
-		    struct pidfdspawn_run_args *args, struct pfs_result *res)
+int pfs_run_nofd(struct pidfdspawn_run_args *args, int want_pidfd,
+		 struct pfs_result *res)
 {
 	int child = 0, err, status, ret;
 
 	args->flags |= PIDFDSPAWN_RUN_NOFD;
-	if (req->want_pidfd)
+	if (want_pidfd)
 		args->flags |= PIDFDSPAWN_RUN_PIDFD;
 	args->pid = (uintptr_t)&child;
 	ret = pidfdspawn_run(-1, args, sizeof(*args));
-	if (ret >= 0 && req->want_pidfd) {
+	if (ret >= 0 && want_pidfd) {
 		res->pid = child;
 		res->pidfd = ret;
 		return 0;
@@ -362,7 +363,7 @@ static int run_path(const char *path, const struct run_plan *plan,
 	};
 
 	if (plan->nofd)
-		return run_nofd(req, &args, res);
+		return pfs_run_nofd(&args, req->want_pidfd, res);
 	for (;;) {
 		int fd, pid, err, had_child;
 

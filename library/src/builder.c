@@ -388,36 +388,26 @@ static int stages_only_path(const struct pidfdspawn_builder *b)
 }
 
 /*
- * One pidfd_spawn_run(-1, PIDFD_SPAWN_RUN_NOFD) with the path in the
- * arguments, which with PIDFD_SPAWN_RUN_PIDFD returns the child's pidfd
- * for a caller that wants it.  The kernel stores the child's pid before
- * the child runs, so that a child that failed its setup (it exits 127)
- * is reaped here.
+ * One pidfd_spawn_run(-1) with the path in the arguments, which returns
+ * the child's pidfd for a caller that wants it (pfs_run_nofd()).
  */
 static int run_without_builder(const struct pidfdspawn_builder *b,
 			       struct pidfdspawn_run_args *args, pid_t *pid,
 			       int *pidfd)
 {
-	int child = 0, ret, err, status;
+	struct pfs_result res = { .pid = -1, .pidfd = -1 };
+	int err;
 
-	args->flags |= PIDFDSPAWN_RUN_NOFD;
-	if (pidfd)
-		args->flags |= PIDFDSPAWN_RUN_PIDFD;
 	args->path = (uintptr_t)b->path;
-	args->pid = (uintptr_t)&child;
-	ret = pidfdspawn_run(-1, args, sizeof(*args));
-	if (ret < 0) {
-		err = errno;
-		if (child > 0)
-			while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-				;
+	err = pfs_run_nofd(args, pidfd != NULL, &res);
+	if (err) {
 		errno = err;
 		return -1;
 	}
 	if (pid)
-		*pid = pidfd ? child : ret;
+		*pid = res.pid;
 	if (pidfd)
-		*pidfd = ret;
+		*pidfd = res.pidfd;
 	return 0;
 }
 

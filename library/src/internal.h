@@ -228,6 +228,9 @@ static inline int pfs_path_nothing_tried(int err)
 
 /* backend-builder.c / backend-fallback.c: 0 or an error number. */
 int pfs_builder_spawn(const struct pfs_request *req, struct pfs_result *res);
+/* A run with no builder fd (PIDFDSPAWN_FEAT_NOFD[_PIDFD]); 0 or an errno. */
+int pfs_run_nofd(struct pidfdspawn_run_args *args, int want_pidfd,
+		 struct pfs_result *res);
 int pfs_fallback_spawn(const struct pfs_request *req, struct pfs_result *res);
 
 /* spawn.c */
