@@ -422,6 +422,7 @@ PFS_API int pidfdspawn_builder_run(struct pidfdspawn_builder *b, pid_t *pid,
 		.actions = b->nr_actions ? (uintptr_t)b->actions : 0,
 		.action_size = b->nr_actions ? sizeof(*b->actions) : 0,
 	};
+	int only_path = stages_only_path(b);
 	uint32_t have;
 	int fd, ret, err;
 	siginfo_t si;
@@ -437,13 +438,12 @@ PFS_API int pidfdspawn_builder_run(struct pidfdspawn_builder *b, pid_t *pid,
 	 * those runs without asking the probe, as before, unless it stages
 	 * nothing but its path, which may then need no builder at all.
 	 */
-	have = (b->needs & ~RFC_FEATURES) || stages_only_path(b) ?
-	       pidfdspawn_probe() : 0;
+	have = (b->needs & ~RFC_FEATURES) || only_path ? pidfdspawn_probe() : 0;
 	if ((have & PIDFDSPAWN_FEAT_BUILDER) && (b->needs & ~have)) {
 		errno = ENOTSUP;
 		return -1;
 	}
-	if (stages_only_path(b) &&
+	if (only_path &&
 	    (have & (pidfd ? PIDFDSPAWN_FEAT_NOFD_PIDFD : PIDFDSPAWN_FEAT_NOFD)))
 		return run_without_builder(b, &args, pid, pidfd);
 	fd = pidfdspawn_open_empty(0);
