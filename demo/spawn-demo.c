@@ -274,7 +274,9 @@ static void show_posix_surface(void)
 	int p[2], fd, ret;
 
 	ret = builder_config(-1, PIDFD_CONFIG_QUERY, NULL, &feat, sizeof(feat));
-	check(ret == 0 && feat.actions == 0x7f && feat.run_flags == PIDFD_SPAWN_RUN_CLOEXEC_DEFAULT,
+	check(ret == 0 && feat.actions == 0x7f &&
+	      feat.run_flags == (PIDFD_SPAWN_RUN_CLOEXEC_DEFAULT | PIDFD_SPAWN_RUN_NOFD |
+				 PIDFD_SPAWN_RUN_PIDFD),
 	      "PIDFD_CONFIG_QUERY without a builder: actions %#llx, run flags %#llx, commands %#llx, "
 	      "action record %u bytes", (unsigned long long)feat.actions,
 	      (unsigned long long)feat.run_flags, (unsigned long long)feat.config_cmds,
