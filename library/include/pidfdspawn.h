@@ -26,6 +26,28 @@
 extern "C" {
 #endif
 
+/* ---- Version ----------------------------------------------------------- */
+
+/*
+ * The version of the header a program was compiled with; the library it
+ * runs with may be newer (pidfdspawn_version()).  Releases with the same
+ * major number keep the library's ABI (soname libpidfdspawn.so.0).
+ */
+#define PIDFDSPAWN_VERSION_MAJOR	0
+#define PIDFDSPAWN_VERSION_MINOR	2
+#define PIDFDSPAWN_VERSION_PATCH	0
+#define PIDFDSPAWN_VERSION_STRING	"0.2.0"
+/* True when the header is at least version MAJOR.MINOR.PATCH. */
+#define PIDFDSPAWN_VERSION_AT_LEAST(major, minor, patch)		\
+	(PIDFDSPAWN_VERSION_MAJOR > (major) ||				\
+	 (PIDFDSPAWN_VERSION_MAJOR == (major) &&			\
+	  (PIDFDSPAWN_VERSION_MINOR > (minor) ||			\
+	   (PIDFDSPAWN_VERSION_MINOR == (minor) &&			\
+	    PIDFDSPAWN_VERSION_PATCH >= (patch)))))
+
+/* The version of the running library, as "MAJOR.MINOR.PATCH". */
+const char *pidfdspawn_version(void);
+
 /* ---- Kernel interface (mirrors <linux/pidfd_spawn.h>) ----------------- */
 
 #ifndef PIDFD_EMPTY
