@@ -12,6 +12,9 @@ SERIES_DIR=$TOP/series
 # The RFC's patches (tests/build-suites takes its conformance programs out of one).
 SEEDS=${SEEDS:-$TOP/../shared/seeds}
 SEED_PATCH=$SEEDS/008-patch-selftests-pidfd-cover-pidfd-spawn-builders.patch
+# The kselftest targets tests/check builds and runs: what the configuration asks for, and
+# so what must report (a target whose build failed is missing, never forgotten).
+KSELFTEST_TARGETS_DEFAULT="pidfd clone3 core exec proc ptrace seccomp tty"
 
 # The kernel source the series is written against.  prepare-tree installs exactly this
 # version; when apt no longer offers it, apt's candidate with a warning naming both.
