@@ -333,15 +333,15 @@ static void test_resetids(void)
 	if (setresgid(65534, 0, 0) == 0) {
 		if (setresuid(65534, 0, 0) == 0)
 			differ = 1;
-		else
-			setresgid(0, 0, 0);
+		else if (setresgid(0, 0, 0) < 0)
+			abort();	/* cannot go back: stop here */
 	}
 	b = start(copy);
 	pidfdspawn_builder_set_resetids(b);
 	err = finish(b, out, sizeof(out), &status);
 	if (differ) {
-		setresuid(0, 0, 0);
-		setresgid(0, 0, 0);
+		if (setresuid(0, 0, 0) < 0 || setresgid(0, 0, 0) < 0)
+			abort();	/* cannot go back: stop here */
 	}
 	check(PIDFDSPAWN_FEAT_RESETIDS, err, status,
 	      differ && num(out, "euid") == 65534 && num(out, "egid") == 65534,
