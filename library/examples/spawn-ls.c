@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* Smallest use: posix_spawnp with a closefrom, then say which backend ran. */
+/*
+ * Smallest use: posix_spawnp with a closefrom, then say which backend ran.
+ * Works on every kernel: without the pidfd spawn builder the library
+ * spawns through its fallback, and this program says why.
+ */
 #include <stdio.h>
+#include <string.h>
 #include <sys/wait.h>
 
 #include <pidfdspawn.h>
@@ -19,12 +24,17 @@ int main(void)
 	err = posix_spawnp(&pid, "ls", &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	if (err) {
-		fprintf(stderr, "posix_spawnp: error %d\n", err);
+		fprintf(stderr, "spawn-ls: posix_spawnp: %s\n", strerror(err));
 		return 1;
 	}
-	waitpid(pid, &status, 0);
-	printf("backend %s, status %d\n",
+	if (waitpid(pid, &status, 0) < 0) {
+		perror("waitpid");
+		return 1;
+	}
+	printf("backend %s%s, status %d\n",
 	       pidfdspawn_backend_name(pidfdspawn_last_backend()),
-	       WEXITSTATUS(status));
+	       (pidfdspawn_probe() & PIDFDSPAWN_FEAT_BUILDER) ? "" :
+	       " (this kernel has no pidfd spawn builder)",
+	       WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 	return 0;
 }

@@ -150,6 +150,13 @@ struct pidfdspawn_features {
 
 /* ---- Layer 1: system call wrappers (-1 and errno on failure) ---------- */
 
+/*
+ * Each returns what the kernel returns, errno untranslated.  A kernel
+ * without spawn builders answers pidfd_open(0, PIDFD_EMPTY) with EINVAL
+ * (it takes PIDFD_EMPTY for an unknown flag; ENOSYS before Linux 5.3) and
+ * pidfd_config() and pidfd_spawn_run() with ENOSYS: ask pidfdspawn_probe()
+ * rather than read those, or use the builder API, which says ENOSYS.
+ */
 /* pidfd_open(0, PIDFD_EMPTY | flags): a taskless, close-on-exec builder fd. */
 int pidfdspawn_open_empty(unsigned int flags);
 /* pidfd_config(fd, cmd, key, value, aux). */
@@ -247,11 +254,13 @@ int pidfdspawn_builder_add_fchdir(struct pidfdspawn_builder *b, int fd);
 /*
  * One function per kernel feature, each recording one action or setting
  * (referenced, not copied, like the path).  They check their arguments
- * only; pidfdspawn_builder_run() fails with ENOTSUP, before any builder
- * or child exists, when the running kernel lacks a feature the builder
- * uses (pidfdspawn_probe()); without a builder at all the run is EINVAL.
- * An "exec-fd" the kernel does not know fails the run with the kernel's
- * EOPNOTSUPP (ENOTSUP).
+ * only (EINVAL, EBADF) and never reach the kernel; the run does, and
+ * tells the three cases apart: ENOSYS when the running kernel has no
+ * spawn builder at all (pidfdspawn_probe() lacks PIDFDSPAWN_FEAT_BUILDER),
+ * EOPNOTSUPP (the same value as ENOTSUP) when its builder lacks a feature
+ * the request uses (for the features the probe knows, before any builder
+ * or child exists; an "exec-fd" the kernel does not know, from the
+ * kernel), and EINVAL only for invalid arguments.
  */
 /* Actions, in list order with the ones above. */
 int pidfdspawn_builder_add_open(struct pidfdspawn_builder *b, int fd,
@@ -282,8 +291,12 @@ int pidfdspawn_builder_set_flags(struct pidfdspawn_builder *b,
 				 unsigned int flags);
 /*
  * Create the child: 0 on success with *pid and *pidfd set (pidfd may be
- * NULL, then the fd is closed).  On failure -1 and errno; a child that was
- * created and failed its setup or exec has been reaped.
+ * NULL, then the fd is closed).  On failure -1 and errno, *pid and *pidfd
+ * untouched; a child that was created and failed its setup or exec has
+ * been reaped.  errno: EINVAL no path (nor exec fd) or no argv; ENOSYS no
+ * spawn builder in this kernel (the posix_spawn family still works, by
+ * its fallback); EOPNOTSUPP a feature this kernel's builder lacks; else
+ * the kernel's, e.g. ENOENT or EACCES from the exec, EMFILE, EPERM.
  */
 int pidfdspawn_builder_run(struct pidfdspawn_builder *b, pid_t *pid,
 			   int *pidfd);

@@ -432,23 +432,33 @@ PFS_API int pidfdspawn_builder_run(struct pidfdspawn_builder *b, pid_t *pid,
 		return -1;
 	}
 	/*
-	 * A feature this kernel's builder lacks: ENOTSUP before anything
-	 * exists.  Without a builder pidfd_open() says so (EINVAL).  Every
-	 * builder kernel has the RFC's three actions: a builder of only
-	 * those runs without asking the probe, as before, unless it stages
-	 * nothing but its path, which may then need no builder at all.
+	 * A feature this kernel's builder lacks: EOPNOTSUPP before anything
+	 * exists.  Every builder kernel has the RFC's three actions: a
+	 * builder of only those runs without asking the probe, as before,
+	 * unless it stages nothing but its path, which may then need no
+	 * builder at all.  Without any builder the open below says so.
 	 */
 	have = (b->needs & ~RFC_FEATURES) || only_path ? pidfdspawn_probe() : 0;
 	if ((have & PIDFDSPAWN_FEAT_BUILDER) && (b->needs & ~have)) {
-		errno = ENOTSUP;
+		errno = EOPNOTSUPP;
 		return -1;
 	}
 	if (only_path &&
 	    (have & (pidfd ? PIDFDSPAWN_FEAT_NOFD_PIDFD : PIDFDSPAWN_FEAT_NOFD)))
 		return run_without_builder(b, &args, pid, pidfd);
 	fd = pidfdspawn_open_empty(0);
-	if (fd < 0)
+	if (fd < 0) {
+		/*
+		 * With no flags, a kernel that has builders never answers
+		 * pidfd_open(0, PIDFD_EMPTY) with EINVAL: that is a kernel
+		 * without them (and ENOSYS one without pidfd_open).  Both
+		 * are ENOSYS here, not to be taken for a bad argument.
+		 * EPERM (a seccomp policy), EMFILE and the like pass.
+		 */
+		if (errno == EINVAL)
+			errno = ENOSYS;
 		return -1;
+	}
 	err = stage(b, fd);
 	if (err) {
 		errno = err;

@@ -10,6 +10,12 @@
 
 #include "internal.h"
 
+/*
+ * A kernel without builders says EINVAL here, and so may a kernel with
+ * them for a flag it does not know: telling the two apart takes another
+ * question (the probe), which a thin wrapper does not ask.  The builder
+ * API, which always passes no flag, turns this EINVAL into ENOSYS.
+ */
 PFS_API int pidfdspawn_open_empty(unsigned int flags)
 {
 	return (int)syscall(__NR_pidfd_open, 0, PIDFD_EMPTY | flags);

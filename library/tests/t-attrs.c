@@ -262,16 +262,16 @@ static void test_resetids(void)
 	if (geteuid() == 0 && setresgid(65534, 0, 0) == 0) {
 		if (setresuid(65534, 0, 0) == 0)
 			differ = 1;
-		else
-			setresgid(0, 0, 0);
+		else if (setresgid(0, 0, 0) < 0)
+			abort();	/* cannot go back: stop here */
 	}
 	if (differ) {
 		int e1 = run_path(copy, NULL, out, sizeof(out));
 		long euid = num(out, "euid"), egid = num(out, "egid");
 		int e2 = run_path(copy, &a, out, sizeof(out));
 
-		setresuid(0, 0, 0);
-		setresgid(0, 0, 0);
+		if (setresuid(0, 0, 0) < 0 || setresgid(0, 0, 0) < 0)
+			abort();	/* cannot go back: stop here */
 		ok(e1 == 0 && euid == 0 && egid == 0,
 		   "real ids 65534, effective 0: the child keeps euid/egid 0");
 		if (e2 > 0)

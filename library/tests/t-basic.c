@@ -65,7 +65,8 @@ static void test_exec_errors(void)
 	ok(err == ENOENT && pidfd == -1, "pidfd_spawn reports ENOENT, no pidfd");
 	ok(no_zombies(), "pidfd_spawn's failed child was reaped");
 
-	mkdtemp(dir);
+	if (!mkdtemp(dir))
+		abort();
 	snprintf(file, sizeof(file), "%s/noexec", dir);
 	fd = open(file, O_CREAT | O_WRONLY, 0644);
 	(void)!write(fd, "data\n", 5);

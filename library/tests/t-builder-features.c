@@ -3,7 +3,7 @@
  * The builder API's function per kernel feature (issue 20, item 11): each
  * one's argument checks (everywhere), and its effect on the child where
  * PIDFDSPAWN_EXPECT_BUILDER lists the feature; where the kernel has a
- * builder without it the run is ENOTSUP, without a builder EINVAL.
+ * builder without it the run is EOPNOTSUPP, without a builder ENOSYS.
  */
 #include <sched.h>
 #include <signal.h>
@@ -81,9 +81,9 @@ static unsigned long long hex(const char *report, const char *key)
 static int lacking(uint32_t needs)
 {
 	if (!(have & PIDFDSPAWN_FEAT_BUILDER))
-		return EINVAL;
+		return ENOSYS;
 	if (needs & ~have)
-		return ENOTSUP;
+		return EOPNOTSUPP;
 	return -1;
 }
 
@@ -333,15 +333,15 @@ static void test_resetids(void)
 	if (setresgid(65534, 0, 0) == 0) {
 		if (setresuid(65534, 0, 0) == 0)
 			differ = 1;
-		else
-			setresgid(0, 0, 0);
+		else if (setresgid(0, 0, 0) < 0)
+			abort();	/* cannot go back: stop here */
 	}
 	b = start(copy);
 	pidfdspawn_builder_set_resetids(b);
 	err = finish(b, out, sizeof(out), &status);
 	if (differ) {
-		setresuid(0, 0, 0);
-		setresgid(0, 0, 0);
+		if (setresuid(0, 0, 0) < 0 || setresgid(0, 0, 0) < 0)
+			abort();	/* cannot go back: stop here */
 	}
 	check(PIDFDSPAWN_FEAT_RESETIDS, err, status,
 	      differ && num(out, "euid") == 65534 && num(out, "egid") == 65534,
@@ -443,8 +443,8 @@ static void test_exec_fd_and_search(void)
  * the probe sees it when PIDFD_CONFIG_QUERY fails with EOPNOTSUPP, the
  * RFC's answer; a seccomp filter makes it so in a child, before its first
  * probe): the attributes, the search path and CLOEXEC_DEFAULT fail the
- * run with ENOTSUP and no child, the actions still run.  Without a builder
- * every run is EINVAL.  Bit n of the child's status: case n failed.
+ * run with EOPNOTSUPP and no child, the actions still run.  Without a builder
+ * every run is ENOSYS.  Bit n of the child's status: case n failed.
  */
 static int enotsup_child(void)
 {
@@ -452,7 +452,7 @@ static int enotsup_child(void)
 		/* pidfd_config() with fd -1: QUERY */
 		{ 472, PFS_RET_ERRNO(EOPNOTSUPP), 0, 0x80000000u },
 	};
-	int want = (have & PIDFDSPAWN_FEAT_BUILDER) ? ENOTSUP : EINVAL;
+	int want = (have & PIDFDSPAWN_FEAT_BUILDER) ? EOPNOTSUPP : ENOSYS;
 	char out[8192];
 	struct pidfdspawn_builder *b;
 	sigset_t set;
@@ -486,7 +486,7 @@ static int enotsup_child(void)
 	b = start(helper_path());
 	pidfdspawn_builder_add_open(b, 7, "/dev/null", O_RDONLY, 0);
 	err = finish(b, out, sizeof(out), &status);
-	if (want == ENOTSUP ? err || status || !has_fd(out, 7) : err != EINVAL)
+	if (want == EOPNOTSUPP ? err || status || !has_fd(out, 7) : err != ENOSYS)
 		failed |= 1 << 4;
 	return failed;
 }
@@ -504,11 +504,11 @@ static void test_enotsup(void)
 	ok(!(st & 1), "a builder without keys (QUERY refused by seccomp): the "
 	   "probe finds the actions only");
 	ok(!(st & 2), "there set_sigmask fails the run with %s, no child",
-	   (have & PIDFDSPAWN_FEAT_BUILDER) ? "ENOTSUP" : "EINVAL");
+	   (have & PIDFDSPAWN_FEAT_BUILDER) ? "EOPNOTSUPP" : "ENOSYS");
 	ok(!(st & 4), "there set_search_path fails the run with %s",
-	   (have & PIDFDSPAWN_FEAT_BUILDER) ? "ENOTSUP" : "EINVAL");
+	   (have & PIDFDSPAWN_FEAT_BUILDER) ? "EOPNOTSUPP" : "ENOSYS");
 	ok(!(st & 8), "there set_flags(CLOEXEC_DEFAULT) fails the run with %s",
-	   (have & PIDFDSPAWN_FEAT_BUILDER) ? "ENOTSUP" : "EINVAL");
+	   (have & PIDFDSPAWN_FEAT_BUILDER) ? "EOPNOTSUPP" : "ENOSYS");
 	ok(!(st & 16), "there add_open still runs (the action is known)");
 }
 

@@ -96,7 +96,8 @@ static void test_open(void)
 	mode_t mask = umask(022);
 	int fd, err;
 
-	mkdtemp(dir);
+	if (!mkdtemp(dir))
+		abort();
 	snprintf(path, sizeof(path), "%s/created", dir);
 	fd = open("/dev/null", O_RDONLY);	/* target already open */
 	capture_init(&fa);

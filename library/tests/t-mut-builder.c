@@ -318,7 +318,7 @@ int main(void)
 		abort();
 	unsetenv("PIDFDSPAWN_BACKEND");
 	unsetenv("PIDFDSPAWN_TRACE_FD");	/* not a real builder: untraced */
-	tap_plan(17);
+	tap_plan(18);
 	pid = fork();
 	if (pid == 0)
 		_exit(nofd_cases());
@@ -326,6 +326,29 @@ int main(void)
 
 	ok(pidfdspawn_probe() & PIDFDSPAWN_FEAT_BUILDER,
 	   "the fake kernel has a builder (probe 0x%x)", pidfdspawn_probe());
+
+	/*
+	 * The builder API: a request this builder cannot serve (it has no
+	 * "setsid") is EOPNOTSUPP, told apart from a bad argument (EINVAL)
+	 * and from no builder at all (ENOSYS), before any builder exists.
+	 */
+	{
+		struct pidfdspawn_builder *b = pidfdspawn_builder_new();
+		int opened = builders_opened, r;
+
+		runs = 0;
+		pidfdspawn_builder_set_path(b, "/bin/true");
+		pidfdspawn_builder_set_argv(b, argv);
+		pidfdspawn_builder_set_setsid(b);
+		pid = -42;
+		r = pidfdspawn_builder_run(b, &pid, NULL);
+		err = r < 0 ? errno : 0;
+		ok(r < 0 && err == EOPNOTSUPP && pid == -42 && runs == 0 &&
+		   builders_opened == opened,
+		   "builder API: setsid on a builder without it is EOPNOTSUPP, "
+		   "before any builder or run (%s, %d runs)", strerror(err), runs);
+		pidfdspawn_builder_free(b);
+	}
 
 	eintr_runs = 2;
 	runs = 0;
