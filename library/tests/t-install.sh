@@ -43,7 +43,7 @@ if [ "${PIDFDSPAWN_T_INSTALL_GUEST:-}" = 1 ] || grep -q 'vmrun\.' /proc/cmdline 
 	pc=$lib/build/libpidfdspawn.pc
 	grep -qx 'libdir=${prefix}/lib' "$pc" && grep -qx 'includedir=${prefix}/include' "$pc"
 	ok $? "in the VM (make install runs on the host): build/libpidfdspawn.pc has libdir=\${prefix}/lib, includedir=\${prefix}/include"
-	bad=$(grep -L '^\(\.so man3/posix_spawn\.3pidfdspawn\|\.TH POSIX_SPAWN 3pidfdspawn \)' "$lib"/man/posix_spawn*.3 | tr '\n' ' ')
+	bad=$(grep -L '^\(\.so man3/[a-z0-9_]*\.3pidfdspawn\|\.TH [A-Z0-9_]* 3pidfdspawn \)' "$lib"/man/posix_spawn*.3 "$lib"/man/pidfd_spawn*.3 | tr '\n' ' ')
 	[ -z "$bad" ] && [ -f "$lib/man/posix_spawn.3" ]
 	ok $? "in the VM: every man/posix_spawn*.3 is in section 3pidfdspawn (.TH or .so)${bad:+: not $bad}"
 	exit "$failed"
