@@ -1,5 +1,20 @@
-# Shortcuts for the scripts; each one installs what it needs with apt.
-.PHONY: run shell check check-series check-configs kernel bench-kernel tree export-series clean
+# Shortcuts for the scripts.  A plain "make" only lists them (make help); the kernel
+# targets (run, shell, check, kernel, ...) install what they need with apt and build a
+# kernel, the library targets need only a C compiler.
+.DEFAULT_GOAL := help
+.PHONY: help lib library-check cli run shell check check-series check-configs kernel bench-kernel tree export-series clean
+
+help:           ## list these targets (the default goal)
+	@printf 'usage: make TARGET (from the top of the repository; see README.md)\n\n'
+	@f='$(MAKEFILE_LIST)'; f=$${f# }; awk -F':[^#]*## ' \
+		'/^[A-Za-z0-9_.-]+:[^=]*## /{ printf "  %-15s %s\n", $$1, $$2 }' "$$f"
+
+lib:            ## build libpidfdspawn (library/build/), no root, no kernel
+	$(MAKE) -C library
+library-check:  ## build the library and run its host tests (make -C library check), no root
+	$(MAKE) -C library check
+cli:            ## build the pidfd-spawn command (cli/build/pidfd-spawn)
+	$(MAKE) -C cli
 
 run:            ## build the patched kernel, boot it, spawn a process through the builder
 	demo/run
@@ -25,7 +40,7 @@ clean:          ## remove build/ (kernel tree, outputs, VM logs); refuses unexpo
 .PHONY: bench bench-quick
 bench:          ## spawn benchmarks on the bench kernel in QEMU; table + plots in bench/results
 	bench/run
-bench-quick:    ## a short benchmark run (~3 minutes); results in build/bench/quick
+bench-quick:    ## a short benchmark run (~25 s in the VM, plus the bench kernel when missing); build/bench/quick
 	bench/run --quick
 
 .PHONY: mutation fuzz
