@@ -52,7 +52,7 @@ if [ ! -f "$lib/Makefile" ] || [ ! -w "$lib" ] || [ ! -w "$lib/build" ]; then
 	echo "1..0 # SKIP $lib cannot be built here (read-only)"
 	exit 0
 fi
-echo "1..10"
+echo "1..12"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pfs-install.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -84,10 +84,18 @@ done
 [ -n "$(ls "$man3")" ] && [ -z "$bad" ]
 ok $? "every .so link in man3/ resolves in the installed tree${bad:+:$bad}"
 
-refs=$(grep -l '^\.BR \(posix_spawn[a-z_]*\|pidfd_spawnp\?\) (3)' "$man3"/pidfdspawn_*.3 2>/dev/null)
+refs=$(grep -l '^\.BR \(posix_spawn[a-z0-9_]*\|pidfd_spawnp\?\) (3)' "$man3"/pidfdspawn_*.3 2>/dev/null)
 [ -z "$refs" ]
 ok $? "the library's own pages refer to posix_spawn(3pidfdspawn), not the C library's page"
 [ -z "$refs" ] || echo "$refs" | diag
+
+# Names that share a page are links in the source tree and .so links
+# installed; the overview is in section 7.
+so=$(sed -n 's/^\.so //p' "$man3/pidfdspawn_builder_free.3" 2>/dev/null)
+[ "$so" = man3/pidfdspawn_builder_new.3 ]
+ok $? "a name that shares a page is installed as a .so link to it (got '$so')"
+grep -q '^\.TH PIDFDSPAWN 7' "$dest/usr/share/man/man7/pidfdspawn.7" 2>/dev/null
+ok $? "the overview pidfdspawn(7) is installed in man7/"
 
 # man(1), where it and the C library's page are here: with the installed
 # tree first in the search path, "man posix_spawn" is still the system's.
