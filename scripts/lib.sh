@@ -3,7 +3,20 @@
 # shellcheck shell=bash
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BUILD=${BUILD:-$TOP/build}
+# The kernel's Makefile refuses a source or output folder whose path holds a space or a
+# colon, and resolves links, so a checkout under such a path ("/srv/my work") builds in a
+# folder of its own under /var/tmp, named after the checkout.  BUILD=DIR picks any other.
+if [ -z "${BUILD:-}" ]; then
+	case $TOP in
+	*[[:space:]:]*)
+		BUILD=/var/tmp/pidfd-spawn-build.$(printf '%s' "$TOP" | sha256sum | cut -c1-12)
+		[ -n "${BUILD_NOTED:-}" ] ||
+			echo "note: the checkout's path has a space or a colon, which the kernel's build refuses: building in $BUILD (BUILD=DIR to choose)" >&2
+		BUILD_NOTED=1
+		export BUILD_NOTED ;;
+	*) BUILD=$TOP/build ;;
+	esac
+fi
 TREE=${TREE:-$BUILD/linux}
 # Exported so that every script this one starts (vm/vm-run, the guest commands through
 # "env BUILD=...") works on the same build folder, never on $TOP/build behind our back.
