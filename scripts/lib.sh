@@ -30,7 +30,7 @@ KSRC_TARBALL=${KSRC_TARBALL:-/usr/src/$KSRC_PKG.tar.xz}
 HOST_PACKAGES="build-essential bc bison flex libelf-dev libssl-dev dwarves
 	cpio xz-utils rsync ccache git python3 qemu-system-x86 libcap-dev libmount-dev
 	libcap-ng-dev libnuma-dev gcc-12-multilib glibc-source gnulib libpython3.11-testsuite
-	strace gdb"
+	strace gdb debhelper lintian pkg-config"
 
 # The identity of commits made in the kernel tree, by the scripts and by you (prepare-tree
 # writes it into build/linux/.git/config; your global git configuration is not needed).
