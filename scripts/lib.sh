@@ -40,13 +40,15 @@ KSRC_TARBALL=${KSRC_TARBALL:-/usr/src/$KSRC_PKG.tar.xz}
 # 32-bit pidfd_spawn_compat selftest and the library's m32 build: not the gcc-multilib
 # metapackage, which conflicts with the cross compiler of workspace/check-configs), and the sources of other projects' posix_spawn
 # tests that the library's external suite builds and runs (glibc-source, gnulib,
-# libpython3.11-testsuite: tests/host.d/external-spawn-build).  The kernel source is not
+# libpython3.11-testsuite: tests/host.d/external-spawn-build), the man-page lint (mandoc,
+# man-db: tests/host.d/man-lint) and the Debian packaging (debhelper, lintian,
+# pkg-config: tests/host.d/debian-package).  The kernel source is not
 # here: prepare-tree installs it pinned (installing it unpinned first would make the pin a
 # downgrade as soon as Debian publishes a newer 6.12).
 HOST_PACKAGES="build-essential bc bison flex libelf-dev libssl-dev dwarves
 	cpio xz-utils rsync ccache git python3 qemu-system-x86 libcap-dev libmount-dev
 	libcap-ng-dev libnuma-dev gcc-12-multilib glibc-source gnulib libpython3.11-testsuite
-	strace gdb mandoc man-db"
+	strace gdb mandoc man-db debhelper lintian pkg-config"
 
 # The identity of commits made in the kernel tree, by the scripts and by you (prepare-tree
 # writes it into build/linux/.git/config; your global git configuration is not needed).
