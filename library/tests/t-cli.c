@@ -79,8 +79,15 @@ static void run_as(const char *prog, int nobody, char *const envp[],
 	for (; *args && n < 31; args++)
 		argv[n++] = (char *)*args;
 	argv[n] = NULL;
-	for (n = 0; envp[n] && n < 62; n++)
-		envc[n] = envp[n];
+	/*
+	 * The command's trace goes to fd 3 alone: a PIDFDSPAWN_TRACE_FD this
+	 * program inherited (the guest hook traces every library test) would
+	 * win over ours, as getenv() finds the first.  What it traced is passed
+	 * on to that fd below.
+	 */
+	for (int i = n = 0; envp[i] && n < 62; i++)
+		if (strncmp(envp[i], "PIDFDSPAWN_TRACE_FD=", 20) != 0)
+			envc[n++] = envp[i];
 	envc[n++] = "PIDFDSPAWN_TRACE_FD=3";
 	envc[n] = NULL;
 	if (pipe(o) < 0 || pipe(e) < 0)
@@ -120,6 +127,9 @@ static void run_as(const char *prog, int nobody, char *const envp[],
 		spawns = 0;
 		for (char *l = trace; (l = strstr(l, " backend=")); l++)
 			spawns++;
+		if (getenv("PIDFDSPAWN_TRACE_FD"))
+			(void)!write(atoi(getenv("PIDFDSPAWN_TRACE_FD")), trace,
+				     strlen(trace));
 	}
 	diag("pidfd-spawn %s...: status %d, stdout '%.60s', stderr '%.200s', %d spawn(s)",
 	     argv[1] ? argv[1] : "", r->status, one_line(r->out, o1),
