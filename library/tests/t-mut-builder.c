@@ -163,19 +163,6 @@ long syscall(long nr, ...)
 
 /* ---- the tests ------------------------------------------------------- */
 
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 static char *argv_ok[] = { "helper", "0", NULL };
 
 static int spawn_ok(int *status)

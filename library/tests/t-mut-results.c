@@ -12,19 +12,6 @@
 
 #include "tap.h"
 
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 #define ROUNDS 8
 
 static void cases(const char *mode)

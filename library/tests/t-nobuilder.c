@@ -20,19 +20,6 @@ static uint32_t probed;
 static int has_builder;
 static int devnull = -1;
 
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 static const char *errname(int err)
 {
 	switch (err) {
