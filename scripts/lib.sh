@@ -37,8 +37,9 @@ KSRC_PIN=6.12.118-1~deb12u1
 KSRC_TARBALL=${KSRC_TARBALL:-/usr/src/$KSRC_PKG.tar.xz}
 
 # Packages every step needs: kernel build, QEMU, selftest build (gcc-12-multilib for the
-# 32-bit pidfd_spawn_compat selftest and the library's m32 build: not the gcc-multilib
-# metapackage, which conflicts with the cross compiler of workspace/check-configs), and the sources of other projects' posix_spawn
+# 32-bit pidfd_spawn_compat and the x32 pidfd_spawn_x32 selftests and the library's m32
+# build: not the gcc-multilib metapackage, which conflicts with the cross compiler of
+# workspace/check-configs), and the sources of other projects' posix_spawn
 # tests that the library's external suite builds and runs (glibc-source, gnulib,
 # libpython3.11-testsuite: tests/host.d/external-spawn-build), the man-page lint (mandoc,
 # man-db: tests/host.d/man-lint) and the Debian packaging (debhelper, lintian,
